@@ -1,0 +1,201 @@
+package game
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"bjmonitor/cards"
+)
+
+// Round is one game at the table, from the first card dealt to the table
+// being cleared.
+type Round struct {
+	// ID is the controller's round number, or one the tracker made up
+	// when there is no controller log.
+	ID     string `json:"round"`
+	Dealer Dealer `json:"dealer"`
+	Seats  []Seat `json:"seats"`
+}
+
+// Dealer is the dealer's hand.
+type Dealer struct {
+	// Cards in dealing order: the up card first, then the hole card (or,
+	// at a no-hole-card table, the second card), then each draw.
+	Cards []cards.Card `json:"cards"`
+}
+
+// UpCard returns the dealer's first card, if dealt.
+func (d Dealer) UpCard() (cards.Card, bool) {
+	if len(d.Cards) == 0 {
+		return cards.Card{}, false
+	}
+	return d.Cards[0], true
+}
+
+// Seat is one player's position and the hands played there.
+type Seat struct {
+	// Seat is the seat number as the table controller numbers it.
+	Seat int `json:"seat"`
+	// Hands in the order they came into being: the first hand, then each
+	// split hand as it was split off.
+	Hands []Hand `json:"hands"`
+}
+
+// Hand is one player hand. A split makes two.
+type Hand struct {
+	// Cards in the order they were dealt to this hand. After a split the
+	// hand's first card is the one it kept from the pair.
+	Cards []cards.Card `json:"cards"`
+	// SplitFrom is the index in Seat.Hands of the hand this one was split
+	// from, or -1 for the seat's first hand.
+	SplitFrom int `json:"split_from"`
+	// Doubled: the hand was doubled down, so its last card (the third)
+	// lay sideways and no other card followed.
+	Doubled bool `json:"doubled,omitempty"`
+}
+
+// UnmarshalJSON decodes a hand, taking a missing split_from to mean the
+// seat's first hand (-1) rather than a split from hand 0.
+func (h *Hand) UnmarshalJSON(b []byte) error {
+	type plain Hand // no methods, so no recursion
+	p := plain{SplitFrom: -1}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*h = Hand(p)
+	return nil
+}
+
+// Score is the hand's blackjack total.
+func (h Hand) Score() cards.HandScore { return cards.Score(h.Cards) }
+
+// Busted reports whether the hand went over 21.
+func (h Hand) Busted() bool { return h.Score().Bust() }
+
+// BustCard returns the card that took the hand over 21: the last one, since
+// a busted hand takes no more cards.
+func (h Hand) BustCard() (cards.Card, bool) {
+	if !h.Busted() {
+		return cards.Card{}, false
+	}
+	return h.Cards[len(h.Cards)-1], true
+}
+
+// Received returns the cards of the seat's first hand and the hands split
+// from it, put back in the order the player received them: the first card,
+// then the card each split took away (these were, in turn, the card dealt
+// to the first hand before it was split again), then the first hand's
+// later cards. Its first two entries are the player's first two cards; its
+// third is the next card the player was dealt.
+func (s Seat) Received() []cards.Card {
+	if len(s.Hands) == 0 || len(s.Hands[0].Cards) == 0 {
+		return nil
+	}
+	first := s.Hands[0]
+	out := []cards.Card{first.Cards[0]}
+	for _, h := range s.Hands[1:] {
+		if h.SplitFrom == 0 && len(h.Cards) > 0 {
+			out = append(out, h.Cards[0])
+		}
+	}
+	return append(out, first.Cards[1:]...)
+}
+
+// FirstTwo returns the player's first two cards, the ones 21+3 and Blazing
+// 7's are judged on, and whether both were dealt.
+func (s Seat) FirstTwo() ([2]cards.Card, bool) {
+	r := s.Received()
+	if len(r) < 2 {
+		return [2]cards.Card{}, false
+	}
+	return [2]cards.Card{r[0], r[1]}, true
+}
+
+// Split reports whether the seat's first hand was split.
+func (s Seat) Split() bool { return len(s.Hands) > 1 }
+
+// Lammers counts the Free Bet buttons the seat received: one for each free
+// split (a pair other than ten-value cards) and one for each free double (a
+// hard 9, 10 or 11 on two cards). Re-splits and doubles after splits count.
+func (s Seat) Lammers() int {
+	n := 0
+	for i, h := range s.Hands {
+		if i > 0 && len(h.Cards) > 0 && !h.Cards[0].Rank.IsTenValue() {
+			n++ // the split that made this hand was of a non-ten pair
+		}
+		if h.Doubled && len(h.Cards) >= 2 && FreeDouble(h.Cards[:2]) {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrRound is wrapped by every error that Validate and ParseRound return
+// for a round that cannot have happened.
+var ErrRound = errors.New("invalid round")
+
+// Validate checks that the round could have been dealt: valid cards, split
+// hands that name an earlier hand and came from a pair, doubled hands with
+// exactly three cards, and no cards after a hand busted.
+func (r Round) Validate() error {
+	for i, c := range r.Dealer.Cards {
+		if !c.Valid() {
+			return fmt.Errorf("%w: dealer card %d is not a card", ErrRound, i)
+		}
+	}
+	seen := make(map[int]bool, len(r.Seats))
+	for _, s := range r.Seats {
+		if seen[s.Seat] {
+			return fmt.Errorf("%w: seat %d listed twice", ErrRound, s.Seat)
+		}
+		seen[s.Seat] = true
+		if err := s.validate(); err != nil {
+			return fmt.Errorf("%w: seat %d: %v", ErrRound, s.Seat, err)
+		}
+	}
+	return nil
+}
+
+func (s Seat) validate() error {
+	for i, h := range s.Hands {
+		for j, c := range h.Cards {
+			if !c.Valid() {
+				return fmt.Errorf("hand %d card %d is not a card", i, j)
+			}
+		}
+		if i == 0 && h.SplitFrom != -1 {
+			return fmt.Errorf("hand 0 has split_from %d, want -1", h.SplitFrom)
+		}
+		if i > 0 {
+			if h.SplitFrom < 0 || h.SplitFrom >= i {
+				return fmt.Errorf("hand %d has split_from %d, want an earlier hand", i, h.SplitFrom)
+			}
+			if len(h.Cards) == 0 || len(s.Hands[h.SplitFrom].Cards) == 0 {
+				return fmt.Errorf("hand %d: a split hand and its parent each keep a card", i)
+			}
+			if p := s.Hands[h.SplitFrom].Cards[0]; !cards.IsPair([]cards.Card{p, h.Cards[0]}) {
+				return fmt.Errorf("hand %d: split from %s and %s, which are no pair", i, p, h.Cards[0])
+			}
+		}
+		if h.Doubled && len(h.Cards) != 3 {
+			return fmt.Errorf("hand %d is doubled with %d cards, want 3", i, len(h.Cards))
+		}
+		if n := len(h.Cards); n > 1 && cards.Score(h.Cards[:n-1]).Bust() {
+			return fmt.Errorf("hand %d has cards after it busted", i)
+		}
+	}
+	return nil
+}
+
+// ParseRound decodes a round from its JSON form and validates it.
+func ParseRound(data []byte) (Round, error) {
+	var r Round
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Round{}, fmt.Errorf("%w: %v", ErrRound, err)
+	}
+	if err := r.Validate(); err != nil {
+		return Round{}, err
+	}
+	return r, nil
+}
