@@ -1,0 +1,217 @@
+package evaluator
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"bjmonitor/cards"
+	"bjmonitor/game"
+)
+
+// Bet names a side bet as the table controller writes it.
+type Bet string
+
+// The side bets.
+const (
+	TwentyOnePlusThree Bet = "21+3"
+	Blazing7s          Bet = "blazing7s"
+	Push22             Bet = "push22"
+	PotOfGold          Bet = "potofgold"
+)
+
+// Bets lists every side bet, in the order the PAR sheet prints them.
+var Bets = []Bet{TwentyOnePlusThree, Blazing7s, Push22, PotOfGold}
+
+// ParseBet checks that s names a side bet.
+func ParseBet(s string) (Bet, error) {
+	for _, b := range Bets {
+		if string(b) == s {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("unknown bet %q: want one of 21+3, blazing7s, push22, potofgold", s)
+}
+
+// Wager is one side bet placed at a seat.
+type Wager struct {
+	Seat   int     `json:"seat"`
+	Bet    Bet     `json:"bet"`
+	Amount float64 `json:"amount"`
+}
+
+// Result categories shared by every bet.
+const (
+	Lose = "lose"
+)
+
+// Outcome is what a wager should have won.
+type Outcome struct {
+	Seat   int     `json:"seat"`
+	Bet    Bet     `json:"bet"`
+	Wager  float64 `json:"wager"`
+	Result string  `json:"result"`
+	// Pays is the fixed odds "to 1" of the result; 0 for a loss and for a
+	// percentage award.
+	Pays float64 `json:"pays"`
+	// Award is "10%" or "100%" for a Blazing 7's progressive award.
+	Award string `json:"award,omitempty"`
+	// Win is the amount the dealer should pay, not counting the wager
+	// returned; 0 when the wager is lost.
+	Win float64 `json:"win"`
+	// Cards are those the result was decided on, in the order dealt.
+	Cards []cards.Card `json:"cards"`
+}
+
+// Won reports whether the wager should have been paid.
+func (o Outcome) Won() bool { return o.Result != Lose }
+
+// ErrIncomplete is returned when the round lacks the cards a bet needs,
+// such as a seat with fewer than two cards.
+var ErrIncomplete = errors.New("round incomplete for this bet")
+
+// Evaluate decides one wager on a finished round. meter is the Blazing 7's
+// progressive meter before this round's awards; it matters only for
+// percentage awards.
+func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float64) (Outcome, error) {
+	seat, ok := findSeat(r, w.Seat)
+	if !ok && w.Bet != Push22 {
+		return Outcome{}, fmt.Errorf("%w: no cards at seat %d", ErrIncomplete, w.Seat)
+	}
+	o := Outcome{Seat: w.Seat, Bet: w.Bet, Wager: w.Amount, Result: Lose}
+	var err error
+	switch w.Bet {
+	case TwentyOnePlusThree:
+		err = threeCard(&o, r, seat, t.TwentyOnePlusThree)
+	case Blazing7s:
+		err = blazing(&o, seat, t.Blazing7s, meter)
+	case Push22:
+		push22(&o, r, t.Push22)
+	case PotOfGold:
+		err = potOfGold(&o, rules, seat, t.PotOfGold)
+	default:
+		return Outcome{}, fmt.Errorf("unknown bet %q", w.Bet)
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	return o, nil
+}
+
+func findSeat(r game.Round, n int) (game.Seat, bool) {
+	for _, s := range r.Seats {
+		if s.Seat == n {
+			return s, true
+		}
+	}
+	return game.Seat{}, false
+}
+
+// cents rounds an amount of money to the cent.
+func cents(x float64) float64 { return math.Round(x*100) / 100 }
+
+func threeCard(o *Outcome, r game.Round, s game.Seat, t ThreeCardTable) error {
+	two, ok := s.FirstTwo()
+	up, okUp := r.Dealer.UpCard()
+	if !ok || !okUp {
+		return fmt.Errorf("%w: 21+3 needs the player's first two cards and the dealer's up card", ErrIncomplete)
+	}
+	hand := [3]cards.Card{two[0], two[1], up}
+	o.Cards = hand[:]
+	h := ClassifyThreeCard(hand)
+	if h == SuitedThreeOfAKind && t.SuitedThreeOfAKind == 0 {
+		h = ThreeOfAKind // the table pays suited trips as three of a kind
+	}
+	if h != NoHand {
+		if pays := t.Pays(h); pays > 0 {
+			o.Result, o.Pays, o.Win = h.String(), pays, cents(pays*o.Wager)
+		}
+	}
+	return nil
+}
+
+func blazing(o *Outcome, s game.Seat, t Blazing7sTable, meter float64) error {
+	got := s.Received()
+	if len(got) < 2 {
+		return fmt.Errorf("%w: Blazing 7's needs the player's first two cards", ErrIncomplete)
+	}
+	o.Cards = got[:2]
+	sevens := 0
+	for _, c := range got[:2] {
+		if c.Rank == cards.Seven {
+			sevens++
+		}
+	}
+	res := sevenNone
+	switch sevens {
+	case 1:
+		res = sevenOne // a 7 that comes third after a single 7 still pays as one 7
+	case 2:
+		res = sevenTwo
+		if third, ok := thirdCard(s); ok {
+			o.Cards = got[:3]
+			if third.Rank == cards.Seven {
+				res = sevenClass(got[0], got[1], third)
+			}
+		}
+	}
+	o.Result = res.String()
+	switch res {
+	case sevenNone:
+		o.Result = Lose
+	case sevenSameSuit, sevenSameColour:
+		pct := t.SameSuit
+		if res == sevenSameColour {
+			pct = t.SameColour
+		}
+		o.Award = fmt.Sprintf("%g%%", pct*100)
+		o.Win = cents(pct * meter)
+	default:
+		o.Pays = t.pays(res)
+		o.Win = cents(t.win(res) * o.Wager)
+	}
+	return nil
+}
+
+// thirdCard returns the next card the player received after the first two,
+// the one that may make three 7s: a hit, the double-down card, or after a
+// split the first card dealt to the first split hand. The card that busts a
+// hand never counts, so it is not returned.
+func thirdCard(s game.Seat) (cards.Card, bool) {
+	got := s.Received()
+	if len(got) < 3 {
+		return cards.Card{}, false
+	}
+	first := s.Hands[0]
+	if !s.Split() && len(first.Cards) == 3 && first.Busted() {
+		return cards.Card{}, false
+	}
+	return got[2], true
+}
+
+func push22(o *Outcome, r game.Round, t Push22Table) {
+	o.Cards = r.Dealer.Cards
+	if cards.Score(r.Dealer.Cards).Total == 22 {
+		o.Result, o.Pays, o.Win = "dealer_22", t.Dealer22, cents(t.Dealer22*o.Wager)
+	}
+}
+
+func potOfGold(o *Outcome, rules game.Rules, s game.Seat, t PotOfGoldTable) error {
+	two, ok := s.FirstTwo()
+	if !ok {
+		return fmt.Errorf("%w: Pot of Gold needs the player's first two cards", ErrIncomplete)
+	}
+	o.Cards = two[:]
+	if rules.Variant != game.FreeBet {
+		return fmt.Errorf("Pot of Gold is a Free Bet Blackjack bet, but the table deals %s", rules.Variant)
+	}
+	// Once the first two cards make a free bet impossible, the bet is lost.
+	if !game.FreeSplit(two[:]) && !game.FreeDouble(two[:]) {
+		return nil
+	}
+	n := s.Lammers()
+	if pays := t.PaysFor(n); pays > 0 {
+		o.Result, o.Pays, o.Win = fmt.Sprintf("%d_lammers", n), pays, cents(pays*o.Wager)
+	}
+	return nil
+}

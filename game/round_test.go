@@ -1,0 +1,245 @@
+package game
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"bjmonitor/cards"
+)
+
+// seat builds a seat from one spec per hand: its cards, then optionally
+// "split:N" (split from hand N) and "double".
+func seat(tb testing.TB, specs ...string) Seat {
+	tb.Helper()
+	s := Seat{Seat: 1}
+	for _, spec := range specs {
+		h := Hand{SplitFrom: -1}
+		for _, f := range strings.Fields(spec) {
+			switch {
+			case f == "double":
+				h.Doubled = true
+			case strings.HasPrefix(f, "split:"):
+				n, err := strconv.Atoi(strings.TrimPrefix(f, "split:"))
+				if err != nil {
+					tb.Fatal(err)
+				}
+				h.SplitFrom = n
+			default:
+				h.Cards = append(h.Cards, cards.MustParse(f))
+			}
+		}
+		s.Hands = append(s.Hands, h)
+	}
+	return s
+}
+
+func list(cs []cards.Card) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return strings.Join(out, " ")
+}
+
+func TestReceived(t *testing.T) {
+	tests := []struct {
+		name  string
+		hands []string
+		want  string
+	}{
+		{"no split", []string{"7S 7C 7H"}, "7S 7C 7H"},
+		{"split", []string{"7S 5D", "7C 9H split:0"}, "7S 7C 5D"},
+		{"re-split of the first hand", []string{"7S 4D", "7C 9H split:0", "7H TS split:0"}, "7S 7C 7H 4D"},
+		{"re-split of the second hand", []string{"8S 3D TC", "8C 8H split:0", "8D 2S split:1"}, "8S 8C 3D TC"},
+		{"empty", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := seat(t, tt.hands...)
+			if got := list(s.Received()); got != tt.want {
+				t.Errorf("Received() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLammers(t *testing.T) {
+	tests := []struct {
+		name  string
+		hands []string
+		want  int
+	}{
+		{"free double on hard 11", []string{"6S 5D TC double"}, 1},
+		{"paid double on soft 17", []string{"AS 6D 3C double"}, 0},
+		{"paid double on hard 12", []string{"7S 5D 3C double"}, 0},
+		{"hit on 11, no double", []string{"6S 5D TC"}, 0},
+		{"free split", []string{"8S 3D", "8C TH split:0"}, 1},
+		{"free split then free doubles", []string{"8S 3D TC double", "8C 2H 9S double split:0"}, 3},
+		{"re-splits to four hands, each doubled", []string{"8S 3D TC double", "8C 3H 2S double split:0", "8H 2C 5S double split:0", "8D 3S 9C double split:1"}, 7},
+		{"ten-value split is not free", []string{"KS 9D", "QC TH split:0"}, 0},
+		{"aces split", []string{"AS 9D", "AC KH split:0"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := seat(t, tt.hands...)
+			if err := (Round{Seats: []Seat{s}}).Validate(); err != nil {
+				t.Fatalf("test round invalid: %v", err)
+			}
+			if got := s.Lammers(); got != tt.want {
+				t.Errorf("Lammers() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		hands []string
+		ok    bool
+	}{
+		{"plain", []string{"TS 6D 5C"}, true},
+		{"doubled with two cards", []string{"6S 5D double"}, false},
+		{"doubled with four cards", []string{"2S 3D 4C 5H double"}, false},
+		{"card after bust", []string{"TS 6D 8C 2H"}, false},
+		{"split of no pair", []string{"8S 3D", "9C TH split:0"}, false},
+		{"split from itself", []string{"8S 3D", "8C TH split:1"}, false},
+		{"first hand split from another", []string{"8S 3D split:0"}, false},
+		{"kings and queens split", []string{"KS 3D", "QC TH split:0"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Round{Seats: []Seat{seat(t, tt.hands...)}}.Validate()
+			if (err == nil) != tt.ok {
+				t.Errorf("Validate() = %v, want ok %v", err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrRound) {
+				t.Errorf("Validate() = %v, does not wrap ErrRound", err)
+			}
+		})
+	}
+	dup := Round{Seats: []Seat{seat(t, "TS 6D"), seat(t, "9S 9D")}}
+	if err := dup.Validate(); err == nil {
+		t.Error("Validate() of a seat listed twice succeeded")
+	}
+}
+
+func TestSettle(t *testing.T) {
+	fb, classic := DefaultRules(), Rules{Variant: Classic, Decks: 6, HitSoft17: true, HoleCard: true}
+	tests := []struct {
+		name   string
+		rules  Rules
+		hand   string
+		split  bool
+		dealer string
+		want   Result
+	}{
+		{"dealer 22 against a player blackjack", fb, "AS KD", false, "TS 6D 6C", Blackjack},
+		{"dealer 22 pushes 20 in Free Bet", fb, "TS QD", false, "TS 6D 6C", Push},
+		{"dealer 22 loses to 20 in classic", classic, "TS QD", false, "TS 6D 6C", Win},
+		{"dealer 23 loses", fb, "TS 2D", false, "TS 6D 7C", Win},
+		{"player bust loses to dealer 22", fb, "TS 6D 8C", false, "TS 6D 6C", Lose},
+		{"split 21 is no blackjack", fb, "AS KD", true, "TS 9D", Win},
+		{"both blackjack", fb, "AS KD", false, "AH QD", Push},
+		{"dealer blackjack", fb, "TS 9D", false, "AH QD", Lose},
+		{"tie", classic, "TS 8D", false, "9S 9C", Push},
+		{"lower total", classic, "TS 7D", false, "9S 9C", Lose},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := seat(t, tt.hand).Hands[0]
+			d, _ := cards.ParseList(tt.dealer)
+			if got := tt.rules.Settle(h, tt.split, d); got != tt.want {
+				t.Errorf("Settle(%s vs %s) = %s, want %s", tt.hand, tt.dealer, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDealerHits(t *testing.T) {
+	h17, s17 := Rules{HitSoft17: true}, Rules{}
+	tests := []struct {
+		cards    string
+		h17, s17 bool
+	}{
+		{"AS 6D", true, false},
+		{"TS 7D", false, false},
+		{"TS 6D", true, true},
+		{"AS 5D AC", true, false},
+		{"AS 5D", true, true},
+		{"AS 6D TC", false, false},
+	}
+	for _, tt := range tests {
+		cs, _ := cards.ParseList(tt.cards)
+		if got := h17.DealerHits(cs); got != tt.h17 {
+			t.Errorf("H17 DealerHits(%s) = %v, want %v", tt.cards, got, tt.h17)
+		}
+		if got := s17.DealerHits(cs); got != tt.s17 {
+			t.Errorf("S17 DealerHits(%s) = %v, want %v", tt.cards, got, tt.s17)
+		}
+	}
+}
+
+func TestParseRoundGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/round-*.json")
+	if len(files) == 0 {
+		t.Fatal("no testdata/round-*.json")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ParseRound(data)
+			wantErr := strings.Contains(f, "invalid")
+			if (err != nil) != wantErr {
+				t.Errorf("ParseRound(%s) = %v, want error %v", f, err, wantErr)
+			}
+		})
+	}
+}
+
+func FuzzParseRound(f *testing.F) {
+	files, _ := filepath.Glob("testdata/round-*.json")
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"seats":[{"hands":[{"cards":["7S"],"split_from":-5}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseRound(data)
+		if err != nil {
+			if !errors.Is(err, ErrRound) {
+				t.Fatalf("ParseRound error %v does not wrap ErrRound", err)
+			}
+			return
+		}
+		// A valid round must survive every accessor the evaluator uses.
+		r.Dealer.UpCard()
+		for _, s := range r.Seats {
+			got := s.Received()
+			total := 0
+			for _, h := range s.Hands {
+				total += len(h.Cards)
+				h.BustCard()
+			}
+			if len(s.Hands) > 0 && len(got) > total {
+				t.Fatalf("Received() has %d cards, the hands %d", len(got), total)
+			}
+			s.FirstTwo()
+			s.Lammers()
+			if !slices.Equal(got, s.Received()) {
+				t.Fatal("Received() is not repeatable")
+			}
+		}
+	})
+}
