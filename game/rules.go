@@ -72,3 +72,15 @@ func FreeDouble(cs []cards.Card) bool {
 func FreeSplit(cs []cards.Card) bool {
 	return len(cs) == 2 && cs[0].Rank == cs[1].Rank && !cs[0].Rank.IsTenValue()
 }
+
+// String describes the rules briefly, as "6 decks, H17, hole card".
+func (r Rules) String() string {
+	s := fmt.Sprintf("%d decks, S17", r.Decks)
+	if r.HitSoft17 {
+		s = fmt.Sprintf("%d decks, H17", r.Decks)
+	}
+	if r.HoleCard {
+		return s + ", hole card"
+	}
+	return s + ", no hole card"
+}
