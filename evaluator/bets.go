@@ -40,7 +40,9 @@ type Wager struct {
 	Amount float64 `json:"amount"`
 }
 
-// Result categories shared by every bet.
+// Result categories shared by every bet. The others are named after the
+// hand: "flush", "three_sevens_same_colour", "22" (the dealer ends on 22),
+// "3_lammers", and so on; the PAR sheet uses the same names.
 const (
 	Lose = "lose"
 )
@@ -192,7 +194,7 @@ func thirdCard(s game.Seat) (cards.Card, bool) {
 func push22(o *Outcome, r game.Round, t Push22Table) {
 	o.Cards = r.Dealer.Cards
 	if cards.Score(r.Dealer.Cards).Total == 22 {
-		o.Result, o.Pays, o.Win = "dealer_22", t.Dealer22, cents(t.Dealer22*o.Wager)
+		o.Result, o.Pays, o.Win = "22", t.Dealer22, cents(t.Dealer22*o.Wager)
 	}
 }
 

@@ -174,8 +174,8 @@ func TestBlazing7sForOne(t *testing.T) {
 
 func TestPush22(t *testing.T) {
 	runCases(t, Push22, 5, DefaultPayTables(), 1000, []evalCase{
-		{name: "dealer 22", dealer: "TH 6C 6D", hands: []string{"TS 9D"}, result: "dealer_22", pays: 11, win: 55},
-		{name: "dealer 22 against a player blackjack", dealer: "TH 6C 6D", hands: []string{"AS KD"}, result: "dealer_22", pays: 11, win: 55},
+		{name: "dealer 22", dealer: "TH 6C 6D", hands: []string{"TS 9D"}, result: "22", pays: 11, win: 55},
+		{name: "dealer 22 against a player blackjack", dealer: "TH 6C 6D", hands: []string{"AS KD"}, result: "22", pays: 11, win: 55},
 		{name: "dealer 21", dealer: "TH 6C 5D", hands: []string{"TS 9D"}, result: Lose},
 		{name: "dealer 23", dealer: "TH 6C 7D", hands: []string{"TS 9D"}, result: Lose},
 		{name: "soft 22 is 12", dealer: "AH AC", hands: []string{"TS 9D"}, result: Lose},
@@ -282,9 +282,9 @@ func TestPayTablesValidate(t *testing.T) {
 	}{
 		{"negative flush", func(p *PayTables) { p.TwentyOnePlusThree.Flush = -9 }, "flush"},
 		{"award over 100%", func(p *PayTables) { p.Blazing7s.SameSuit = 1.5 }, "same_suit"},
-		{"for 1 under 1", func(p *PayTables) { p.Blazing7s.ForOne = true; p.Blazing7s.One = 0.5 }, "one"},
+		{"for 1 under 1", func(p *PayTables) { p.Blazing7s.ForOne = true; p.Blazing7s.One = 0.5 }, "one_seven"},
 		{"empty pot of gold", func(p *PayTables) { p.PotOfGold.Pays = nil }, "pays"},
-		{"negative push 22", func(p *PayTables) { p.Push22.Dealer22 = -1 }, "dealer_22"},
+		{"negative push 22", func(p *PayTables) { p.Push22.Dealer22 = -1 }, "pays"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

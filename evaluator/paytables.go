@@ -160,7 +160,7 @@ func (t Blazing7sTable) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"one", t.One}, {"two", t.Two}, {"three", t.Three}} {
+	}{{"one_seven", t.One}, {"two_sevens", t.Two}, {"three_sevens", t.Three}} {
 		if err := checkPays(name, f.name, f.v); err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ type Push22Table struct {
 var DefaultPush22 = Push22Table{Name: "standard", Dealer22: 11}
 
 // Validate reports a negative or absurd entry.
-func (t Push22Table) Validate() error { return checkPays("push22 "+t.Name, "dealer_22", t.Dealer22) }
+func (t Push22Table) Validate() error { return checkPays("push22 "+t.Name, "pays", t.Dealer22) }
 
 // PotOfGoldTable is the Pot of Gold pay table.
 type PotOfGoldTable struct {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"bjmonitor/evaluator"
+	"bjmonitor/game"
+)
+
+// Config is everything a monitor is configured with. Every key has a
+// default (DefaultConfig) and is documented in config.example.yaml.
+type Config struct {
+	Table    TableConfig    `mapstructure:"table"`
+	SideBets SideBetsConfig `mapstructure:"side_bets"`
+}
+
+// TableConfig is the table's game and dealing rules.
+type TableConfig struct {
+	ID        string `mapstructure:"id"`
+	Variant   string `mapstructure:"variant"`
+	Decks     int    `mapstructure:"decks"`
+	HitSoft17 bool   `mapstructure:"hit_soft_17"`
+	HoleCard  bool   `mapstructure:"hole_card"`
+}
+
+// SideBetsConfig holds each side bet's pay table.
+type SideBetsConfig struct {
+	TwentyOnePlusThree ThreeCardConfig `mapstructure:"twenty_one_plus_three"`
+	Blazing7s          Blazing7sConfig `mapstructure:"blazing7s"`
+	Push22             Push22Config    `mapstructure:"push22"`
+	PotOfGold          PotOfGoldConfig `mapstructure:"pot_of_gold"`
+}
+
+// ThreeCardConfig picks the 21+3 pay table.
+type ThreeCardConfig struct {
+	// Paytable is "classic", "xtreme" or "custom"; the pays below are read
+	// only for "custom".
+	Paytable           string  `mapstructure:"paytable"`
+	Flush              float64 `mapstructure:"flush"`
+	Straight           float64 `mapstructure:"straight"`
+	ThreeOfAKind       float64 `mapstructure:"three_of_a_kind"`
+	StraightFlush      float64 `mapstructure:"straight_flush"`
+	SuitedThreeOfAKind float64 `mapstructure:"suited_three_of_a_kind"`
+}
+
+// Blazing7sConfig is the Blazing 7's pay table and progressive meter.
+type Blazing7sConfig struct {
+	OneSeven    float64 `mapstructure:"one_seven"`
+	TwoSevens   float64 `mapstructure:"two_sevens"`
+	ThreeSevens float64 `mapstructure:"three_sevens"`
+	SameColour  float64 `mapstructure:"same_colour"`
+	SameSuit    float64 `mapstructure:"same_suit"`
+	// Odds is "to" (n to 1, the regulator's text) or "for" (n for 1).
+	Odds  string      `mapstructure:"odds"`
+	Meter MeterConfig `mapstructure:"meter"`
+}
+
+// MeterConfig is the progressive meter.
+type MeterConfig struct {
+	Reset        float64 `mapstructure:"reset"`
+	Contribution float64 `mapstructure:"contribution"`
+}
+
+// Push22Config is the Push 22 pay table.
+type Push22Config struct {
+	Pays float64 `mapstructure:"pays"`
+}
+
+// PotOfGoldConfig is the Pot of Gold pay table: pays[i] for i+1 lammers.
+type PotOfGoldConfig struct {
+	Pays []float64 `mapstructure:"pays"`
+}
+
+// DefaultConfig is Free Bet Blackjack's usual table: 6 decks, the dealer
+// hits soft 17, with a hole card, and the pay tables of DESIGN.md.
+func DefaultConfig() Config {
+	r := game.DefaultRules()
+	b7 := evaluator.DefaultBlazing7s
+	return Config{
+		Table: TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard},
+		SideBets: SideBetsConfig{
+			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
+			Blazing7s: Blazing7sConfig{
+				OneSeven: b7.One, TwoSevens: b7.Two, ThreeSevens: b7.Three,
+				SameColour: b7.SameColour, SameSuit: b7.SameSuit, Odds: "to",
+				Meter: MeterConfig{Reset: 1000, Contribution: 0.15},
+			},
+			Push22:    Push22Config{Pays: evaluator.DefaultPush22.Dealer22},
+			PotOfGold: PotOfGoldConfig{Pays: append([]float64(nil), evaluator.DefaultPotOfGold.Pays...)},
+		},
+	}
+}
+
+// ConfigError names a configuration field and the value that is wrong.
+type ConfigError struct {
+	Field  string
+	Value  any
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("config: %s = %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// Rules returns the table rules.
+func (c Config) Rules() game.Rules {
+	return game.Rules{Variant: game.Variant(c.Table.Variant), Decks: c.Table.Decks, HitSoft17: c.Table.HitSoft17, HoleCard: c.Table.HoleCard}
+}
+
+// PayTables returns the configured pay tables. Call Validate first.
+func (c Config) PayTables() evaluator.PayTables {
+	s := c.SideBets
+	three, ok := evaluator.Builtin21Plus3(s.TwentyOnePlusThree.Paytable)
+	if !ok {
+		t := s.TwentyOnePlusThree
+		three = evaluator.ThreeCardTable{Name: "custom", Flush: t.Flush, Straight: t.Straight, ThreeOfAKind: t.ThreeOfAKind, StraightFlush: t.StraightFlush, SuitedThreeOfAKind: t.SuitedThreeOfAKind}
+	}
+	b := s.Blazing7s
+	name := "configured"
+	if b.Odds == "for" {
+		name = "configured, for 1"
+	}
+	return evaluator.PayTables{
+		TwentyOnePlusThree: three,
+		Blazing7s:          evaluator.Blazing7sTable{Name: name, One: b.OneSeven, Two: b.TwoSevens, Three: b.ThreeSevens, SameColour: b.SameColour, SameSuit: b.SameSuit, ForOne: b.Odds == "for"},
+		Push22:             evaluator.Push22Table{Name: "configured", Dealer22: s.Push22.Pays},
+		PotOfGold:          evaluator.PotOfGoldTable{Name: "configured", Pays: s.PotOfGold.Pays},
+	}
+}
+
+// Validate reports the first field whose value cannot be right.
+func (c Config) Validate() error {
+	t := c.Table
+	switch game.Variant(t.Variant) {
+	case game.Classic, game.FreeBet:
+	default:
+		return &ConfigError{"table.variant", t.Variant, `want "classic" or "freebet"`}
+	}
+	if t.Decks < 1 || t.Decks > 8 {
+		return &ConfigError{"table.decks", t.Decks, "want 1 to 8"}
+	}
+	s := c.SideBets
+	switch s.TwentyOnePlusThree.Paytable {
+	case "classic", "xtreme", "custom":
+	default:
+		return &ConfigError{"side_bets.twenty_one_plus_three.paytable", s.TwentyOnePlusThree.Paytable, `want "classic", "xtreme" or "custom"`}
+	}
+	if s.Blazing7s.Odds != "to" && s.Blazing7s.Odds != "for" {
+		return &ConfigError{"side_bets.blazing7s.odds", s.Blazing7s.Odds, `want "to" (n to 1) or "for" (n for 1)`}
+	}
+	m := s.Blazing7s.Meter
+	if !(m.Reset >= 1000 && m.Reset <= 1e8) {
+		return &ConfigError{"side_bets.blazing7s.meter.reset", m.Reset, "want at least 1000 (the regulator's minimum reset)"}
+	}
+	if !(m.Contribution >= 0 && m.Contribution < 1) {
+		return &ConfigError{"side_bets.blazing7s.meter.contribution", m.Contribution, "want a share of the $1 wager, from 0 up to 1"}
+	}
+	if err := c.PayTables().Validate(); err != nil {
+		var pe *evaluator.PayTableError
+		if errors.As(err, &pe) {
+			return &ConfigError{payTableField(pe), pe.Value, pe.Reason}
+		}
+		return err
+	}
+	return nil
+}
+
+// payTableField maps a pay-table entry to its configuration key.
+func payTableField(pe *evaluator.PayTableError) string {
+	bet, _, _ := strings.Cut(pe.Table, " ")
+	section := map[string]string{
+		"21+3": "twenty_one_plus_three", "blazing7s": "blazing7s",
+		"push22": "push22", "potofgold": "pot_of_gold",
+	}[bet]
+	return "side_bets." + section + "." + pe.Field
+}
+
+// loadConfig reads the configuration: defaults, then the YAML file at path
+// (if any), then MONITOR_* environment variables, then the flags in bind
+// (configuration key → flag name) that were set on the command line.
+func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config, error) {
+	v := viper.New()
+	defaults := map[string]any{}
+	if err := mapstructure.Decode(DefaultConfig(), &defaults); err != nil {
+		return Config{}, err
+	}
+	setDefaults(v, "", defaults)
+	v.SetEnvPrefix("MONITOR")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return Config{}, &ConfigError{"--config", path, "cannot read the file: " + err.Error()}
+		}
+		v.SetConfigFile(path)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return Config{}, &ConfigError{"--config", path, "not valid YAML: " + err.Error()}
+		}
+	}
+	for key, name := range bind {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			if err := v.BindPFlag(key, f); err != nil {
+				return Config{}, err
+			}
+		}
+	}
+	var c Config
+	if err := v.UnmarshalExact(&c); err != nil {
+		return Config{}, &ConfigError{"config", path, err.Error()}
+	}
+	return c, c.Validate()
+}
+
+// setDefaults registers every leaf of a nested map as a default, so that
+// each key also answers to its MONITOR_* environment variable.
+func setDefaults(v *viper.Viper, prefix string, m map[string]any) {
+	for k, val := range m {
+		key := prefix + k
+		if reflect.ValueOf(val).Kind() == reflect.Struct {
+			sub := map[string]any{}
+			if err := mapstructure.Decode(val, &sub); err == nil {
+				setDefaults(v, key+".", sub)
+				continue
+			}
+		}
+		if sub, ok := val.(map[string]any); ok {
+			setDefaults(v, key+".", sub)
+			continue
+		}
+		v.SetDefault(key, val)
+	}
+}

@@ -1,0 +1,103 @@
+// Command monitor watches a blackjack table through an overhead camera,
+// rebuilds every round, evaluates every side bet and reports each wrong
+// dealer entry to the surveillance room.
+//
+// Usage:
+//
+//	monitor par [--decks N] [--config FILE] [--json]   print the PAR sheet of the pay tables
+//
+// Each subcommand lives in its own file; Main.Run is what tests call.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-signals
+		fmt.Fprintln(os.Stderr, "monitor: stopping (press Ctrl-C again to force)")
+		cancel()
+		<-signals
+		os.Exit(130)
+	}()
+
+	m := NewMain(os.Stdout, os.Stderr)
+	err := m.Run(ctx, os.Args[1:])
+	cancel()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		os.Exit(2) // Run has printed the usage
+	case errors.Is(err, context.Canceled):
+		os.Exit(130)
+	default:
+		fmt.Fprintln(os.Stderr, "monitor:", err)
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// errUsage reports a command line that could not be understood; the usage
+// has already been printed.
+var errUsage = errors.New("usage")
+
+// Main holds what every subcommand writes to.
+type Main struct {
+	Stdout, Stderr io.Writer
+	// Terminal reports whether Stderr is a terminal, so progress bars are
+	// drawn only for people, never into logs.
+	Terminal bool
+}
+
+// NewMain returns a Main writing to the given streams.
+func NewMain(stdout, stderr *os.File) *Main {
+	return &Main{Stdout: stdout, Stderr: stderr, Terminal: isTerminal(stderr)}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+const usage = `monitor: a camera-based blackjack table monitor
+
+Usage:
+  monitor par [--decks N] [--config FILE] [--json] [--rounds N] [--seed N]
+      Print the PAR sheet (probabilities, pays and house edge) of every
+      configured side-bet pay table, or of every built-in one without a
+      config.
+
+Configuration comes from --config FILE (YAML), then MONITOR_* environment
+variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
+config.example.yaml for every key and its default.
+`
+
+// Run runs the subcommand named by args[0].
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(m.Stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "par":
+		return m.runPar(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(m.Stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(m.Stderr, "monitor: unknown command %q\n\n%s", args[0], usage)
+	return errUsage
+}
