@@ -1,0 +1,125 @@
+// Package controller reads and writes the table controller's events: what
+// the dealer entered on the table's control panel (game start and end,
+// wagers, payouts, progressive awards and meter readings). They arrive as
+// one JSON object per MQTT message, or one per line of a replay log.
+//
+//	{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":21.0}
+//
+// An event's time is either t, seconds from the first frame of the video,
+// or ts, an RFC 3339 timestamp. A payout amount is the win, not counting
+// the wager returned.
+package controller
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// The event types.
+const (
+	GameStart        = "game_start"
+	GameEnd          = "game_end"
+	Wager            = "wager"
+	Payout           = "payout"
+	ProgressiveAward = "progressive_award"
+	Meter            = "meter"
+)
+
+// Event is one controller event.
+type Event struct {
+	Type   string  `json:"type"`
+	Round  string  `json:"round,omitempty"`
+	Seat   int     `json:"seat,omitempty"`
+	Bet    string  `json:"bet,omitempty"`
+	Award  string  `json:"award,omitempty"`
+	Amount float64 `json:"amount,omitempty"`
+	// T is seconds from the first frame of the video; TS a wall-clock time.
+	T  *float64   `json:"t,omitempty"`
+	TS *time.Time `json:"ts,omitempty"`
+}
+
+// At returns an event timed t seconds into the video.
+func At(t float64, e Event) Event {
+	e.T = &t
+	return e
+}
+
+// ErrMalformed is wrapped by every error Parse returns for a line that is
+// not a well-formed event; ErrUnknownType for a well-formed event of a type
+// this monitor does not know. Callers log and count both, and go on.
+var (
+	ErrMalformed   = errors.New("malformed controller event")
+	ErrUnknownType = errors.New("unknown controller event type")
+)
+
+// Parse decodes and checks one event.
+func Parse(data []byte) (Event, error) {
+	var e Event
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&e); err != nil {
+		return Event{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if dec.More() {
+		return Event{}, fmt.Errorf("%w: more than one JSON value", ErrMalformed)
+	}
+	if err := e.Validate(); err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}
+
+// Validate checks that the event has the fields its type needs.
+func (e Event) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrMalformed, e.Type, fmt.Sprintf(format, a...))
+	}
+	if e.T != nil && (math.IsNaN(*e.T) || math.IsInf(*e.T, 0) || *e.T < 0) {
+		return bad("t %v: want seconds from the first frame", *e.T)
+	}
+	if math.IsNaN(e.Amount) || math.IsInf(e.Amount, 0) || e.Amount < 0 {
+		return bad("amount %v: want a non-negative amount", e.Amount)
+	}
+	switch e.Type {
+	case GameStart, GameEnd:
+		if e.Round == "" {
+			return bad("no round")
+		}
+	case Wager, Payout:
+		if e.Round == "" || e.Seat <= 0 || e.Bet == "" {
+			return bad("want round, seat (1 or more) and bet")
+		}
+		if e.Type == Wager && e.Amount <= 0 {
+			return bad("amount %v: a wager is more than 0", e.Amount)
+		}
+	case ProgressiveAward:
+		if e.Round == "" || e.Seat <= 0 || (e.Award != "10%" && e.Award != "100%") {
+			return bad(`want round, seat and award "10%%" or "100%%"`)
+		}
+	case Meter:
+		if e.Bet == "" {
+			return bad("no bet")
+		}
+	case "":
+		return fmt.Errorf("%w: no type", ErrMalformed)
+	default:
+		return fmt.Errorf("%w %q", ErrUnknownType, e.Type)
+	}
+	return nil
+}
+
+// Seconds returns the event's time in seconds from the first frame: t, or
+// ts less start (the wall-clock time of the first frame). ok is false when
+// the event carries neither.
+func (e Event) Seconds(start time.Time) (s float64, ok bool) {
+	switch {
+	case e.T != nil:
+		return *e.T, true
+	case e.TS != nil:
+		return e.TS.Sub(start).Seconds(), true
+	}
+	return 0, false
+}

@@ -1,0 +1,84 @@
+package controller
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		err  error
+	}{
+		{"game start", `{"type":"game_start","round":"1842","t":12.30}`, nil},
+		{"wager", `{"type":"wager","round":"1842","seat":3,"bet":"21+3","amount":5,"t":12.31}`, nil},
+		{"payout", `{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":21.0}`, nil},
+		{"award", `{"type":"progressive_award","round":"1842","seat":2,"award":"10%","amount":123.45,"t":30.5}`, nil},
+		{"meter", `{"type":"meter","bet":"blazing7s","amount":1234.56,"t":30.6}`, nil},
+		{"wall clock", `{"type":"game_end","round":"1842","ts":"2026-11-29T15:00:00Z"}`, nil},
+		{"unknown type", `{"type":"insurance","round":"1"}`, ErrUnknownType},
+		{"no type", `{"round":"1"}`, ErrMalformed},
+		{"not JSON", `{"type":`, ErrMalformed},
+		{"two objects", `{"type":"game_end","round":"1"}{"type":"game_end","round":"2"}`, ErrMalformed},
+		{"wager without seat", `{"type":"wager","round":"1","bet":"21+3","amount":5}`, ErrMalformed},
+		{"zero wager", `{"type":"wager","round":"1","seat":2,"bet":"21+3","amount":0}`, ErrMalformed},
+		{"negative payout", `{"type":"payout","round":"1","seat":2,"bet":"21+3","amount":-5}`, ErrMalformed},
+		{"award of 50%", `{"type":"progressive_award","round":"1","seat":2,"award":"50%","amount":5}`, ErrMalformed},
+		{"seat as text", `{"type":"wager","round":"1","seat":"three","bet":"21+3","amount":5}`, ErrMalformed},
+		{"negative time", `{"type":"game_end","round":"1","t":-3}`, ErrMalformed},
+		{"bad timestamp", `{"type":"game_end","round":"1","ts":"yesterday"}`, ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.line))
+			if !errors.Is(err, tt.err) && !(tt.err == nil && err == nil) {
+				t.Errorf("Parse(%s) = %v, want %v", tt.line, err, tt.err)
+			}
+		})
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	start := time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)
+	e, err := Parse([]byte(`{"type":"game_end","round":"1","ts":"2026-11-29T15:00:12.5Z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := e.Seconds(start); !ok || s != 12.5 {
+		t.Errorf("Seconds = %v, %v, want 12.5", s, ok)
+	}
+	if s, ok := At(3.25, Event{Type: GameEnd}).Seconds(start); !ok || s != 3.25 {
+		t.Errorf("At(3.25).Seconds = %v, %v", s, ok)
+	}
+	if _, ok := (Event{}).Seconds(start); ok {
+		t.Error("an event without time has seconds")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	file, err := os.Open("testdata/events.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	for sc.Scan() {
+		f.Add(append([]byte(nil), sc.Bytes()...))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, err := Parse(line)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrUnknownType) {
+				t.Fatalf("Parse error %v wraps neither ErrMalformed nor ErrUnknownType", err)
+			}
+			return
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatalf("Parse accepted an event that does not validate: %v", err)
+		}
+	})
+}
