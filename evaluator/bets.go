@@ -56,8 +56,10 @@ type Outcome struct {
 	// Pays is the fixed odds "to 1" of the result; 0 for a loss and for a
 	// percentage award.
 	Pays float64 `json:"pays"`
-	// Award is "10%" or "100%" for a Blazing 7's progressive award.
-	Award string `json:"award,omitempty"`
+	// Award is "10%" or "100%" for a Blazing 7's progressive award, and
+	// MeterShare the same as a fraction of the meter.
+	Award      string  `json:"award,omitempty"`
+	MeterShare float64 `json:"meter_share,omitempty"`
 	// Win is the amount the dealer should pay, not counting the wager
 	// returned; 0 when the wager is lost.
 	Win float64 `json:"win"`
@@ -166,7 +168,7 @@ func blazing(o *Outcome, s game.Seat, t Blazing7sTable, meter float64) error {
 		if res == sevenSameColour {
 			pct = t.SameColour
 		}
-		o.Award = fmt.Sprintf("%g%%", pct*100)
+		o.Award, o.MeterShare = fmt.Sprintf("%g%%", pct*100), pct
 		o.Win = cents(pct * meter)
 	default:
 		o.Pays = t.pays(res)
