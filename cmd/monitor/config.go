@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -29,6 +30,10 @@ type TableConfig struct {
 	Decks     int    `mapstructure:"decks"`
 	HitSoft17 bool   `mapstructure:"hit_soft_17"`
 	HoleCard  bool   `mapstructure:"hole_card"`
+	// Calibration is the table file: where the reference marks and the
+	// zones are on the felt (see package calibration). A relative path is
+	// taken from the configuration file's folder.
+	Calibration string `mapstructure:"calibration"`
 }
 
 // SideBetsConfig holds each side bet's pay table.
@@ -216,6 +221,9 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return Config{}, &ConfigError{"config", path, err.Error()}
+	}
+	if c.Table.Calibration != "" && !filepath.IsAbs(c.Table.Calibration) && path != "" {
+		c.Table.Calibration = filepath.Join(filepath.Dir(path), c.Table.Calibration)
 	}
 	return c, c.Validate()
 }

@@ -5,6 +5,7 @@
 // Usage:
 //
 //	monitor par [--decks N] [--config FILE] [--json]   print the PAR sheet of the pay tables
+//	monitor calibrate --frame IMG --config FILE --out overlay.png   check the camera's calibration
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
 package main
@@ -80,6 +81,11 @@ Usage:
       configured side-bet pay table, or of every built-in one without a
       config.
 
+  monitor calibrate --frame IMG [--config FILE] [--table FILE] --out overlay.png
+      Find the reference marks in a frame from the camera (an image, or a
+      video's first frame), solve the calibration, and draw the marks and
+      the seat and dealer zones over the frame for an installer to check.
+
 Configuration comes from --config FILE (YAML), then MONITOR_* environment
 variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
 config.example.yaml for every key and its default.
@@ -94,6 +100,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	switch args[0] {
 	case "par":
 		return m.runPar(ctx, args[1:])
+	case "calibrate":
+		return m.runCalibrate(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return nil

@@ -1,0 +1,313 @@
+package calibration
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Calibration is a solved mapping between the image and the table plane.
+// It is immutable and safe for concurrent use.
+type Calibration struct {
+	Table *Table
+	// h maps undistorted image pixels to table mm; hInv the other way.
+	h, hInv [3][3]float64
+	// The lens: an image point lies at c + (u-c)(1 + k ρ²), where u is
+	// where a pinhole camera would put it and ρ is |u-c| over half the
+	// image diagonal.
+	k      float64
+	cx, cy float64
+	norm   float64
+	// RMS is the mean distance, in mm, between where the marks' corners
+	// are on the table and where the solution puts the corners it saw.
+	RMS float64
+	// Found and Missing list the mark ids seen and not seen.
+	Found, Missing []int
+}
+
+// Correspondence is one mark corner: where it is on the table, and where
+// the camera saw it.
+type Correspondence struct {
+	Table Point
+	X, Y  float64
+}
+
+// Limits on a calibration a surveillance room can trust.
+const (
+	// MinMarks is how many marks must be seen.
+	MinMarks = 3
+	// MaxRMS is the largest acceptable mean corner error, in mm; a card is
+	// 63 mm wide, and zone borders are drawn with a few cm to spare.
+	MaxRMS = 3.0
+)
+
+// ErrCalibration is wrapped by every error Solve returns.
+var ErrCalibration = errors.New("calibration failed")
+
+// FromCorrespondences solves the mapping from mark corners matched to
+// their table positions. It fits a homography and one radial distortion
+// term, choosing the term that makes the corners agree best.
+func FromCorrespondences(t *Table, pts []Correspondence) (*Calibration, error) {
+	if len(pts) < 8 {
+		return nil, fmt.Errorf("%w: %d mark corners seen; need at least 8 (two marks)", ErrCalibration, len(pts))
+	}
+	c := &Calibration{
+		Table: t,
+		cx:    float64(t.ImageWidth) / 2, cy: float64(t.ImageHeight) / 2,
+		norm: math.Hypot(float64(t.ImageWidth), float64(t.ImageHeight)) / 2,
+	}
+	fit := func(k float64) (float64, [3][3]float64, bool) {
+		c.k = k
+		src := make([]Point, len(pts))
+		dst := make([]Point, len(pts))
+		for i, p := range pts {
+			x, y := c.undistort(p.X, p.Y)
+			src[i], dst[i] = Point{x, y}, p.Table
+		}
+		h, ok := fitHomography(src, dst)
+		if !ok {
+			return math.Inf(1), h, false
+		}
+		return rms(h, src, dst), h, true
+	}
+	// The error is smooth in k: scan, then narrow by golden section.
+	best, bestK := math.Inf(1), 0.0
+	for k := -0.3; k <= 0.3001; k += 0.02 {
+		if e, _, ok := fit(k); ok && e < best {
+			best, bestK = e, k
+		}
+	}
+	if math.IsInf(best, 1) {
+		return nil, fmt.Errorf("%w: the marks seen are in a line or on top of each other", ErrCalibration)
+	}
+	lo, hi := bestK-0.02, bestK+0.02
+	const phi = 0.6180339887498949
+	for range 40 {
+		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		ea, _, _ := fit(a)
+		eb, _, _ := fit(b)
+		if ea < eb {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	e, h, _ := fit((lo + hi) / 2)
+	c.h, c.RMS = h, e
+	inv, ok := invert(h)
+	if !ok {
+		return nil, fmt.Errorf("%w: the mapping cannot be inverted", ErrCalibration)
+	}
+	c.hInv = inv
+	return c, nil
+}
+
+// check turns a poor solution into an error that says what to fix.
+func (c *Calibration) check() error {
+	var problems []string
+	if len(c.Found) < MinMarks {
+		problems = append(problems, fmt.Sprintf("found %d reference marks (ids %v), need at least %d: make sure the camera sees the marks and nothing covers them", len(c.Found), c.Found, MinMarks))
+	}
+	if c.RMS > MaxRMS {
+		problems = append(problems, fmt.Sprintf("the marks seen disagree with the table file by %.1f mm on average (at most %.1f mm allowed): re-measure the marks' positions, or check that the table file is this table's", c.RMS, MaxRMS))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	msg := strings.Join(problems, "; ")
+	if len(c.Missing) > 0 {
+		msg += fmt.Sprintf(" (not found: mark ids %v)", c.Missing)
+	}
+	return fmt.Errorf("%w: %s", ErrCalibration, msg)
+}
+
+// ToTable maps an image pixel to the table plane.
+func (c *Calibration) ToTable(x, y float64) Point {
+	ux, uy := c.undistort(x, y)
+	return apply(c.h, Point{ux, uy})
+}
+
+// ToImage maps a table point to its image pixel.
+func (c *Calibration) ToImage(p Point) (x, y float64) {
+	u := apply(c.hInv, p)
+	return c.distort(u.X, u.Y)
+}
+
+// PxPerMM is the image's resolution on the table around p.
+func (c *Calibration) PxPerMM(p Point) float64 {
+	x0, y0 := c.ToImage(p)
+	x1, y1 := c.ToImage(Point{p.X + 1, p.Y})
+	x2, y2 := c.ToImage(Point{p.X, p.Y + 1})
+	return (math.Hypot(x1-x0, y1-y0) + math.Hypot(x2-x0, y2-y0)) / 2
+}
+
+func (c *Calibration) distort(x, y float64) (float64, float64) {
+	dx, dy := x-c.cx, y-c.cy
+	r2 := (dx*dx + dy*dy) / (c.norm * c.norm)
+	s := 1 + c.k*r2
+	return c.cx + dx*s, c.cy + dy*s
+}
+
+func (c *Calibration) undistort(x, y float64) (float64, float64) {
+	dx, dy := x-c.cx, y-c.cy
+	ux, uy := dx, dy
+	for range 8 { // fixed point: u = d / (1 + k |u|²)
+		r2 := (ux*ux + uy*uy) / (c.norm * c.norm)
+		s := 1 + c.k*r2
+		if s <= 0.1 {
+			break
+		}
+		ux, uy = dx/s, dy/s
+	}
+	return c.cx + ux, c.cy + uy
+}
+
+func apply(h [3][3]float64, p Point) Point {
+	w := h[2][0]*p.X + h[2][1]*p.Y + h[2][2]
+	return Point{(h[0][0]*p.X + h[0][1]*p.Y + h[0][2]) / w, (h[1][0]*p.X + h[1][1]*p.Y + h[1][2]) / w}
+}
+
+func rms(h [3][3]float64, src, dst []Point) float64 {
+	s := 0.0
+	for i := range src {
+		q := apply(h, src[i])
+		s += (q.X-dst[i].X)*(q.X-dst[i].X) + (q.Y-dst[i].Y)*(q.Y-dst[i].Y)
+	}
+	return math.Sqrt(s / float64(len(src)))
+}
+
+// fitHomography fits h with dst ≈ h(src) by linear least squares, after
+// moving both sets to the origin and unit scale (Hartley), which keeps the
+// normal equations well conditioned.
+func fitHomography(src, dst []Point) ([3][3]float64, bool) {
+	ts, ns := normaliser(src)
+	td, nd := normaliser(dst)
+	var ata [8][8]float64
+	var atb [8]float64
+	for i := range src {
+		u, v := apply(ts, src[i]), apply(td, dst[i])
+		rows := [2][8]float64{
+			{u.X, u.Y, 1, 0, 0, 0, -u.X * v.X, -u.Y * v.X},
+			{0, 0, 0, u.X, u.Y, 1, -u.X * v.Y, -u.Y * v.Y},
+		}
+		rhs := [2]float64{v.X, v.Y}
+		for r := range rows {
+			for a := 0; a < 8; a++ {
+				atb[a] += rows[r][a] * rhs[r]
+				for b := 0; b < 8; b++ {
+					ata[a][b] += rows[r][a] * rows[r][b]
+				}
+			}
+		}
+	}
+	x, ok := solve8(ata, atb)
+	if !ok || !ns || !nd {
+		return [3][3]float64{}, false
+	}
+	hn := [3][3]float64{{x[0], x[1], x[2]}, {x[3], x[4], x[5]}, {x[6], x[7], 1}}
+	tdInv, ok := invert(td)
+	if !ok {
+		return [3][3]float64{}, false
+	}
+	return mul(tdInv, mul(hn, ts)), true
+}
+
+// normaliser returns the similarity that moves pts' centroid to the origin
+// and their mean distance from it to √2.
+func normaliser(pts []Point) ([3][3]float64, bool) {
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.X
+		my += p.Y
+	}
+	mx /= float64(len(pts))
+	my /= float64(len(pts))
+	d := 0.0
+	for _, p := range pts {
+		d += math.Hypot(p.X-mx, p.Y-my)
+	}
+	d /= float64(len(pts))
+	if !(d > 1e-9) {
+		return [3][3]float64{}, false
+	}
+	s := math.Sqrt2 / d
+	return [3][3]float64{{s, 0, -s * mx}, {0, s, -s * my}, {0, 0, 1}}, true
+}
+
+// solve8 solves a·x = b by Gaussian elimination with partial pivoting.
+func solve8(a [8][8]float64, b [8]float64) ([8]float64, bool) {
+	const n = 8
+	for col := 0; col < n; col++ {
+		p := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][col]) < 1e-12 {
+			return b, false
+		}
+		a[col], a[p] = a[p], a[col]
+		b[col], b[p] = b[p], b[col]
+		for r := col + 1; r < n; r++ {
+			f := a[r][col] / a[col][col]
+			for k := col; k < n; k++ {
+				a[r][k] -= f * a[col][k]
+			}
+			b[r] -= f * b[col]
+		}
+	}
+	var x [8]float64
+	for r := n - 1; r >= 0; r-- {
+		s := b[r]
+		for k := r + 1; k < n; k++ {
+			s -= a[r][k] * x[k]
+		}
+		x[r] = s / a[r][r]
+	}
+	return x, true
+}
+
+func mul(a, b [3][3]float64) [3][3]float64 {
+	var m [3][3]float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 3; k++ {
+				m[i][j] += a[i][k] * b[k][j]
+			}
+		}
+	}
+	return m
+}
+
+func invert(m [3][3]float64) ([3][3]float64, bool) {
+	det := m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
+		m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
+		m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	if math.Abs(det) < 1e-15 || math.IsNaN(det) {
+		return [3][3]float64{}, false
+	}
+	var r [3][3]float64
+	r[0][0] = (m[1][1]*m[2][2] - m[1][2]*m[2][1]) / det
+	r[0][1] = (m[0][2]*m[2][1] - m[0][1]*m[2][2]) / det
+	r[0][2] = (m[0][1]*m[1][2] - m[0][2]*m[1][1]) / det
+	r[1][0] = (m[1][2]*m[2][0] - m[1][0]*m[2][2]) / det
+	r[1][1] = (m[0][0]*m[2][2] - m[0][2]*m[2][0]) / det
+	r[1][2] = (m[0][2]*m[1][0] - m[0][0]*m[1][2]) / det
+	r[2][0] = (m[1][0]*m[2][1] - m[1][1]*m[2][0]) / det
+	r[2][1] = (m[0][1]*m[2][0] - m[0][0]*m[2][1]) / det
+	r[2][2] = (m[0][0]*m[1][1] - m[0][1]*m[1][0]) / det
+	return r, true
+}
+
+// markIDs returns the table's mark ids in order.
+func (t *Table) markIDs() []int {
+	ids := make([]int, len(t.Marks))
+	for i, m := range t.Marks {
+		ids[i] = m.ID
+	}
+	slices.Sort(ids)
+	return ids
+}

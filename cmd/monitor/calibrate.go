@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+)
+
+// runCalibrate solves the calibration on one frame and draws the marks
+// and zones over it, so an installer can check them by eye.
+func (m *Main) runCalibrate(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	framePath := fs.String("frame", "", "a frame from the camera: an image, or a video whose first frame is used")
+	configPath := fs.String("config", "", "configuration file (YAML)")
+	fs.String("table", "", "table file (default: table.calibration)")
+	out := fs.String("out", "", "where to write the overlay (PNG or JPEG)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *framePath == "" || *out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "usage: monitor calibrate --frame IMG --config FILE --out overlay.png")
+		return errUsage
+	}
+	cfg, err := loadConfig(*configPath, fs, map[string]string{"table.calibration": "table"})
+	if err != nil {
+		return err
+	}
+	if cfg.Table.Calibration == "" {
+		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
+	}
+	table, err := calibration.Load(cfg.Table.Calibration)
+	if err != nil {
+		return err
+	}
+	frame, err := readFrame(*framePath)
+	if err != nil {
+		return err
+	}
+	defer frame.Close()
+
+	dets, err := calibration.Detect(frame, table)
+	if err != nil {
+		return err
+	}
+	c, solveErr := calibration.FromDetections(table, dets)
+	if solveErr != nil {
+		// Still show the installer what was found.
+		drawDetections(&frame, dets)
+	} else {
+		c.DrawOverlay(&frame)
+	}
+	if !gocv.IMWrite(*out, frame) {
+		return fmt.Errorf("cannot write the overlay to %s: use a .png or .jpg name in a folder that exists", *out)
+	}
+	if solveErr != nil {
+		return fmt.Errorf("%w (the marks found are drawn in %s)", solveErr, *out)
+	}
+	fmt.Fprintf(m.Stdout, "calibration: %d of %d marks found, error %.2f mm; overlay written to %s\n", len(c.Found), len(table.Marks), c.RMS, *out)
+	if len(c.Missing) > 0 {
+		fmt.Fprintf(m.Stdout, "marks not found: %v\n", c.Missing)
+	}
+	return nil
+}
+
+// readFrame reads an image, or the first frame of a video. The caller
+// closes the Mat.
+func readFrame(path string) (gocv.Mat, error) {
+	lower := strings.ToLower(path)
+	for _, ext := range []string{".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"} {
+		if strings.HasSuffix(lower, ext) {
+			img := gocv.IMRead(path, gocv.IMReadColor)
+			if img.Empty() {
+				img.Close()
+				return gocv.Mat{}, fmt.Errorf("cannot read the image %s", path)
+			}
+			return img, nil
+		}
+	}
+	vc, err := gocv.VideoCaptureFile(path)
+	if err != nil {
+		return gocv.Mat{}, fmt.Errorf("cannot open %s as an image or a video: %v", path, err)
+	}
+	defer vc.Close()
+	img := gocv.NewMat()
+	if !vc.Read(&img) || img.Empty() {
+		img.Close()
+		return gocv.Mat{}, fmt.Errorf("cannot read a frame from %s", path)
+	}
+	return img, nil
+}
+
+func drawDetections(img *gocv.Mat, dets []calibration.Detection) {
+	green := color.RGBA{G: 230, A: 255}
+	for _, d := range dets {
+		var pts []image.Point
+		for _, p := range d.Corners {
+			pts = append(pts, image.Pt(int(p.X), int(p.Y)))
+		}
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+		gocv.Polylines(img, pv, true, green, 3)
+		pv.Close()
+		gocv.PutText(img, fmt.Sprintf("mark %d", d.ID), pts[0], gocv.FontHersheySimplex, 1, green, 2)
+	}
+}
