@@ -1,0 +1,27 @@
+// Package tracker turns the cards seen frame by frame into rounds: which
+// card went to which seat and hand, in the order dealt, including splits,
+// doubles, the card that busts a hand (dealt, then swept away) and the
+// dealer's hole card once it is turned.
+//
+// A card counts once it has lain still for Config.StableFrames frames. The
+// dealer's hand covers cards as it deals; a card that was counted is
+// remembered while covered, and is never counted twice. Cards go to a seat
+// by the zone they lie in, and to a hand by position: a new card joins the
+// hand whose last card it lies next to, and a card that leaves a pair for a
+// place of its own starts a split hand.
+//
+// Rounds begin and end with the controller's game_start and game_end
+// (StartRound, EndRound). Without a controller, a cleared table ends a
+// round. Each finished round is checked against the game's rules (a
+// doubled hand takes exactly one card, a split needs a pair, the dealer
+// draws to 17); what the rules cannot settle is flagged as a doubt and its
+// cards' confidence lowered.
+//
+//	t := tracker.New(tracker.DefaultConfig(25), table, rules)
+//	for frame := range frames {
+//		for _, r := range t.Observe(frame) { publish(r) }
+//	}
+//	rounds := t.Flush()
+//
+// A Tracker is not safe for concurrent use.
+package tracker

@@ -1,0 +1,276 @@
+package tracker
+
+import (
+	"fmt"
+	"slices"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/game"
+)
+
+type roundState struct {
+	id     string
+	start  int
+	dealer []*track
+	seats  []*seatState
+	// order is every counted card in the order it was dealt.
+	order  []*track
+	doubts []string
+	// skipOrder is a split card already in order (in its pair's place).
+	skipOrder *track
+}
+
+type seatState struct {
+	n     int
+	hands []*hand
+}
+
+type hand struct {
+	from  int
+	cards []*track
+}
+
+func newRound(id string, frame int) *roundState { return &roundState{id: id, start: frame} }
+
+func (r *roundState) seat(n int) *seatState {
+	for _, s := range r.seats {
+		if s.n == n {
+			return s
+		}
+	}
+	s := &seatState{n: n}
+	r.seats = append(r.seats, s)
+	slices.SortFunc(r.seats, func(a, b *seatState) int { return a.n - b.n })
+	return s
+}
+
+// replace puts next where old was in the dealing order.
+func (r *roundState) replace(old, next *track) {
+	for i, tr := range r.order {
+		if tr == old {
+			r.order[i] = next
+		}
+	}
+}
+
+// Round is a rebuilt round, as the monitor publishes it.
+type Round struct {
+	ID string `json:"round"`
+	// StartFrame and EndFrame bound the round in the video.
+	StartFrame int      `json:"start_frame"`
+	EndFrame   int      `json:"end_frame"`
+	Dealer     []Card   `json:"dealer"`
+	Seats      []Seat   `json:"seats"`
+	Doubts     []string `json:"doubts,omitempty"`
+}
+
+// Seat is one player's hands.
+type Seat struct {
+	Seat  int    `json:"seat"`
+	Hands []Hand `json:"hands"`
+}
+
+// Hand is one hand as dealt.
+type Hand struct {
+	Cards     []Card `json:"cards"`
+	SplitFrom int    `json:"split_from"`
+	Doubled   bool   `json:"doubled,omitempty"`
+	Busted    bool   `json:"busted,omitempty"`
+	Total     int    `json:"total"`
+}
+
+// Card is one card as read.
+type Card struct {
+	// Card is the reading, or the zero Card if it was never read (a hole
+	// card never turned).
+	Card       cards.Card `json:"-"`
+	Text       string     `json:"card"`
+	Confidence float64    `json:"confidence"`
+	// Frame is when it was counted; Order its place in the round's
+	// dealing order, from 0.
+	Frame    int               `json:"frame"`
+	Order    int               `json:"order"`
+	FaceDown bool              `json:"face_down,omitempty"`
+	Sideways bool              `json:"sideways,omitempty"`
+	At       calibration.Point `json:"at"`
+}
+
+// Game returns the round as the evaluator takes it.
+func (r Round) Game() game.Round {
+	g := game.Round{ID: r.ID}
+	for _, c := range r.Dealer {
+		g.Dealer.Cards = append(g.Dealer.Cards, c.Card)
+	}
+	for _, s := range r.Seats {
+		gs := game.Seat{Seat: s.Seat}
+		for _, h := range s.Hands {
+			gh := game.Hand{SplitFrom: h.SplitFrom, Doubled: h.Doubled}
+			for _, c := range h.Cards {
+				gh.Cards = append(gh.Cards, c.Card)
+			}
+			gs.Hands = append(gs.Hands, gh)
+		}
+		g.Seats = append(g.Seats, gs)
+	}
+	return g
+}
+
+// LowConfidence reports whether any card the round shows at seat (or the
+// dealer's, for seat 0) was read with less than min.
+func (r Round) LowConfidence(seat int, min float64) bool {
+	check := func(cs []Card) bool {
+		return slices.ContainsFunc(cs, func(c Card) bool { return c.Confidence < min })
+	}
+	if seat == 0 {
+		return check(r.Dealer)
+	}
+	for _, s := range r.Seats {
+		if s.Seat == seat {
+			for _, h := range s.Hands {
+				if check(h.Cards) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// close finishes the open round: stale tracks stay on the felt until
+// swept, but never join a round again.
+func (t *Tracker) close(frame int, why string) Round {
+	rs := t.round
+	t.round = nil
+	// Cards are counted once still, which a covered card may be later
+	// than the next one dealt; the order they were first seen in is the
+	// order they were dealt.
+	byFirstSeen := func(a, b *track) int { return a.firstSeen - b.firstSeen }
+	slices.SortStableFunc(rs.order, byFirstSeen)
+	slices.SortStableFunc(rs.dealer, byFirstSeen)
+	for _, s := range rs.seats {
+		for _, h := range s.hands {
+			slices.SortStableFunc(h.cards, byFirstSeen)
+		}
+	}
+	order := map[*track]int{}
+	for i, tr := range rs.order {
+		order[tr] = i
+	}
+	card := func(tr *track) Card {
+		id, conf := tr.identity()
+		c := Card{Card: id, Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, At: tr.pos}
+		if !id.Valid() {
+			c.FaceDown = tr.downs > 0
+			c.Text = "??"
+			if c.FaceDown {
+				c.Text = "XX"
+			}
+		} else {
+			c.Text = id.String()
+		}
+		return c
+	}
+	r := Round{ID: rs.id, StartFrame: rs.start, EndFrame: frame, Doubts: rs.doubts}
+	if why != "" {
+		r.Doubts = append(r.Doubts, why)
+	}
+	for _, tr := range rs.dealer {
+		r.Dealer = append(r.Dealer, card(tr))
+	}
+	for _, s := range rs.seats {
+		out := Seat{Seat: s.n}
+		for _, h := range s.hands {
+			oh := Hand{SplitFrom: h.from}
+			for _, tr := range h.cards {
+				oh.Cards = append(oh.Cards, card(tr))
+			}
+			out.Hands = append(out.Hands, oh)
+		}
+		r.Seats = append(r.Seats, out)
+	}
+	for _, tr := range t.tracks {
+		if tr.confirmed || tr.seat >= 0 {
+			tr.stale = true
+		}
+	}
+	t.tracks = slices.DeleteFunc(t.tracks, func(tr *track) bool { return tr.gone })
+	t.settle(&r)
+	return r
+}
+
+// settle applies the game's rules to the round: it marks doubles and
+// busts, and flags what the rules say cannot have happened, lowering the
+// confidence of the cards involved.
+func (t *Tracker) settle(r *Round) {
+	doubt := func(cs []Card, format string, a ...any) {
+		r.Doubts = append(r.Doubts, fmt.Sprintf(format, a...))
+		for i := range cs {
+			cs[i].Confidence = min(cs[i].Confidence, 0.5)
+		}
+	}
+	for si := range r.Seats {
+		s := &r.Seats[si]
+		for hi := range s.Hands {
+			h := &s.Hands[hi]
+			for i, c := range h.Cards {
+				if c.Sideways {
+					if i == 2 {
+						h.Doubled = true
+					} else {
+						doubt(h.Cards, "seat %d hand %d: card %d lies sideways, but a double takes the third card", s.Seat, hi, i+1)
+					}
+				}
+			}
+			if h.Doubled && len(h.Cards) != 3 {
+				doubt(h.Cards, "seat %d hand %d: doubled with %d cards", s.Seat, hi, len(h.Cards))
+				h.Doubled = false
+			}
+			g := cardsOf(h.Cards)
+			sc := cards.Score(g)
+			h.Total, h.Busted = sc.Total, sc.Bust()
+			if n := len(g); n > 1 && cards.Score(g[:n-1]).Bust() {
+				doubt(h.Cards, "seat %d hand %d: a card came after the hand busted", s.Seat, hi)
+			}
+			if h.SplitFrom >= 0 && h.SplitFrom < hi && len(h.Cards) > 0 && len(s.Hands[h.SplitFrom].Cards) > 0 {
+				a, b := s.Hands[h.SplitFrom].Cards[0].Card, h.Cards[0].Card
+				if !cards.IsPair([]cards.Card{a, b}) {
+					doubt([]Card{}, "seat %d hand %d: split from %s and %s, which are no pair", s.Seat, hi, a, b)
+					s.Hands[h.SplitFrom].Cards[0].Confidence = min(s.Hands[h.SplitFrom].Cards[0].Confidence, 0.5)
+					h.Cards[0].Confidence = min(h.Cards[0].Confidence, 0.5)
+				}
+			}
+		}
+	}
+	d := cardsOf(r.Dealer)
+	standing := false
+	for _, s := range r.Seats {
+		for _, h := range s.Hands {
+			if !h.Busted && !(len(s.Hands) == 1 && cards.IsBlackjack(cardsOf(h.Cards))) {
+				standing = true
+			}
+		}
+	}
+	for i := 2; i < len(d); i++ {
+		if !t.rules.DealerHits(d[:i]) {
+			doubt(r.Dealer, "the dealer drew on %d", cards.Score(d[:i]).Total)
+			break
+		}
+	}
+	if standing && len(d) >= 2 && !cards.IsBlackjack(d) && t.rules.DealerHits(d) && slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Card.Valid() }) {
+		doubt(r.Dealer, "the dealer stopped on %d", cards.Score(d).Total)
+	}
+	for _, c := range r.Dealer {
+		if !c.Card.Valid() && !c.FaceDown {
+			r.Doubts = append(r.Doubts, "a dealer card was never read")
+		}
+	}
+}
+
+func cardsOf(cs []Card) []cards.Card {
+	out := make([]cards.Card, len(cs))
+	for i, c := range cs {
+		out[i] = c.Card
+	}
+	return out
+}

@@ -1,0 +1,374 @@
+package tracker
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/game"
+	"bjmonitor/vision"
+)
+
+// Config tunes the tracker. DefaultConfig gives values for a frame rate.
+type Config struct {
+	// StableFrames: a card counts once seen this many frames, still.
+	StableFrames int
+	// MatchMM: an observation continues a card within this distance.
+	MatchMM float64
+	// StillMM: a card is still while it moves less than this.
+	StillMM float64
+	// LostFrames: a counted card not seen for this long has been swept.
+	LostFrames int
+	// ClearFrames: without a controller, an empty felt this long ends the
+	// round.
+	ClearFrames int
+	// HandMM: a new card joins a hand whose last card lies this close.
+	HandMM float64
+	// SplitFrames: a card that vanished this recently and shows up again
+	// away from its pair is the split card.
+	SplitFrames int
+	// MinConfidence: a card read with less is low confidence.
+	MinConfidence float64
+}
+
+// DefaultConfig returns a configuration for video at fps frames a second.
+func DefaultConfig(fps float64) Config {
+	f := func(s float64) int { return max(1, int(math.Round(s*fps))) }
+	return Config{
+		StableFrames:  f(0.2),
+		MatchMM:       12, // well under the 22 mm between cards of a hand
+		StillMM:       4,
+		LostFrames:    f(1.0),
+		ClearFrames:   f(1.5),
+		HandMM:        50,
+		SplitFrames:   f(1.5),
+		MinConfidence: 0.9,
+	}
+}
+
+// Tracker rebuilds rounds from observations.
+type Tracker struct {
+	cfg    Config
+	table  *calibration.Table
+	rules  game.Rules
+	tracks []*track
+	nextID int
+	round  *roundState
+	// controlled: the controller marks rounds; a cleared table does not.
+	controlled bool
+	autoRounds int
+	emptySince int
+	frame      int
+}
+
+type track struct {
+	id         int
+	pos        calibration.Point
+	stillPos   calibration.Point
+	stillSince int
+	angle      float64
+	sideways   bool
+	firstSeen  int
+	lastSeen   int
+	seen       int
+	votes      map[cards.Card]float64
+	reads      int // observations with a card read
+	downs      int // observations face down
+	confirmed  bool
+	confirmAt  int
+	gone       bool
+	// stale tracks belong to a round already closed: they keep matching
+	// observations so a card left on the felt is not counted again.
+	stale bool
+	// dropped tracks are forgotten at the end of the frame (a split card
+	// has left its place).
+	dropped bool
+	// Where the card was put: seat (0 dealer, -1 none), hand index.
+	seat int
+	hand int
+}
+
+// New returns a tracker for a table.
+func New(cfg Config, table *calibration.Table, rules game.Rules) *Tracker {
+	return &Tracker{cfg: cfg, table: table, rules: rules}
+}
+
+// StartRound opens round id, as the controller's game_start says. A round
+// still open is closed first.
+func (t *Tracker) StartRound(id string, frame int) []Round {
+	t.controlled = true
+	var out []Round
+	if t.round != nil {
+		if t.round.id == "" && len(t.round.order) > 0 && frame-t.round.start < t.cfg.LostFrames*4 {
+			// Cards dealt just before the dealer pressed start belong
+			// to this round.
+			t.round.id = id
+			return nil
+		}
+		out = append(out, t.close(frame, "a new game_start arrived before game_end"))
+	}
+	t.round = newRound(id, frame)
+	return out
+}
+
+// EndRound closes the open round, as the controller's game_end says.
+func (t *Tracker) EndRound(frame int) (Round, bool) {
+	t.controlled = true
+	if t.round == nil {
+		return Round{}, false
+	}
+	return t.close(frame, ""), true
+}
+
+// Flush closes the open round, if it holds any card, at the end of the
+// video.
+func (t *Tracker) Flush() []Round {
+	if t.round == nil || len(t.round.order) == 0 {
+		t.round = nil
+		return nil
+	}
+	return []Round{t.close(t.frame, "the video ended before the round did")}
+}
+
+// Observe takes one frame's observations and returns any round a cleared
+// table finished.
+func (t *Tracker) Observe(f vision.Frame) []Round {
+	t.frame = f.Index
+	t.match(f)
+	var out []Round
+	for _, tr := range t.tracks {
+		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index {
+			t.confirm(tr, f.Index)
+		}
+		if tr.confirmed && !tr.gone && f.Index-tr.lastSeen > t.cfg.LostFrames {
+			tr.gone = true
+		}
+	}
+	// Forget unconfirmed glimpses (a card in the dealer's moving hand)
+	// and swept stale cards.
+	t.tracks = slices.DeleteFunc(t.tracks, func(tr *track) bool {
+		lost := f.Index-tr.lastSeen > t.cfg.LostFrames
+		return tr.dropped || lost && (!tr.confirmed || tr.stale)
+	})
+	if len(f.Cards) > 0 {
+		t.emptySince = -1
+	} else if t.emptySince < 0 {
+		t.emptySince = f.Index
+	}
+	if !t.controlled && t.round != nil && len(t.round.order) > 0 && t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
+		out = append(out, t.close(f.Index, ""))
+	}
+	return out
+}
+
+// match continues tracks with the nearest observations.
+func (t *Tracker) match(f vision.Frame) {
+	type pair struct {
+		o, t int
+		d    float64
+	}
+	var pairs []pair
+	for i, o := range f.Cards {
+		for j, tr := range t.tracks {
+			if tr.dropped || tr.gone && f.Index-tr.lastSeen > t.cfg.LostFrames*8 {
+				continue
+			}
+			if d := vision.Dist(o.Center, tr.pos); d < t.cfg.MatchMM && !conflicts(tr, o) {
+				pairs = append(pairs, pair{i, j, d})
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		switch {
+		case a.d < b.d:
+			return -1
+		case a.d > b.d:
+			return 1
+		}
+		return 0
+	})
+	usedO := make([]bool, len(f.Cards))
+	usedT := make([]bool, len(t.tracks))
+	for _, p := range pairs {
+		if usedO[p.o] || usedT[p.t] {
+			continue
+		}
+		usedO[p.o], usedT[p.t] = true, true
+		t.update(t.tracks[p.t], f.Cards[p.o], f.Index)
+	}
+	for i, o := range f.Cards {
+		if usedO[i] {
+			continue
+		}
+		tr := &track{id: t.nextID, pos: o.Center, stillPos: o.Center, stillSince: f.Index, firstSeen: f.Index, seat: -1, votes: map[cards.Card]float64{}}
+		t.nextID++
+		t.update(tr, o, f.Index)
+		t.tracks = append(t.tracks, tr)
+	}
+}
+
+// conflicts reports whether a confident reading says the observation is
+// another card than the one the track is sure of: a card dealt where
+// another just left (the place a split card came from).
+func conflicts(tr *track, o vision.Observation) bool {
+	const sure = 0.75
+	if !o.Card.Valid() || o.Confidence < sure || tr.reads == 0 {
+		return false
+	}
+	id, conf := tr.identity()
+	return conf >= sure && id != o.Card
+}
+
+func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
+	if vision.Dist(o.Center, tr.stillPos) > t.cfg.StillMM {
+		tr.stillPos, tr.stillSince, tr.pos = o.Center, frame, o.Center
+	} else {
+		// Average out the jitter of a card lying still.
+		tr.pos.X += (o.Center.X - tr.pos.X) / 4
+		tr.pos.Y += (o.Center.Y - tr.pos.Y) / 4
+	}
+	tr.angle, tr.sideways = o.Angle, o.Sideways
+	tr.lastSeen = frame
+	tr.seen++
+	if tr.gone {
+		tr.gone = false // it was only covered
+	}
+	switch {
+	case o.FaceDown:
+		tr.downs++
+	case o.Card.Valid():
+		tr.votes[o.Card] += o.Confidence
+		tr.reads++
+	}
+}
+
+// identity returns the card most reads agreed on and how sure they are:
+// the mean confidence the reads gave it, counting reads of other cards
+// as zero.
+func (tr *track) identity() (cards.Card, float64) {
+	var best cards.Card
+	bestV := 0.0
+	for c, v := range tr.votes {
+		if v > bestV || (v == bestV && c.String() < best.String()) {
+			best, bestV = c, v
+		}
+	}
+	if tr.reads == 0 {
+		return cards.Card{}, 0
+	}
+	return best, bestV / float64(tr.reads)
+}
+
+// confirm counts the card and puts it at a seat and hand.
+func (t *Tracker) confirm(tr *track, frame int) {
+	tr.confirmed, tr.confirmAt = true, frame
+	if t.round == nil {
+		if t.controlled {
+			// Cards before game_start: hold them in a round that the
+			// coming game_start names.
+			t.round = newRound("", frame)
+		} else {
+			t.autoRounds++
+			t.round = newRound("auto-"+strconv.Itoa(t.autoRounds), frame)
+		}
+	}
+	r := t.round
+	seat, dealer := t.table.ZoneAt(tr.pos)
+	if dealer {
+		tr.seat = 0
+		r.dealer = append(r.dealer, tr)
+		r.order = append(r.order, tr)
+		return
+	}
+	if t.placePlayer(r, tr, seat) && r.skipOrder != tr {
+		r.order = append(r.order, tr)
+	}
+}
+
+// placePlayer puts a player card in a hand and reports whether it found
+// one. A split card starts a new hand of the seat it came from; any other
+// card joins the hand, at any seat, whose last card lies next to it (split
+// hands may reach into a neighbour's zone); a card near no hand starts the
+// first hand of the seat whose zone it lies in.
+func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
+	if s, parent, moved := t.splitSource(r, tr); moved != nil {
+		// The pair's second card moved to a place of its own: it leaves
+		// its hand (keeping its place in the dealing order) and starts
+		// a split hand.
+		ph := s.hands[parent]
+		ph.cards = slices.DeleteFunc(ph.cards, func(x *track) bool { return x == moved })
+		// The card has left its old place: forget the track there, or
+		// the next card dealt to that place would continue it.
+		moved.dropped = true
+		r.replace(moved, tr)
+		tr.confirmAt, tr.firstSeen = moved.confirmAt, moved.firstSeen
+		for c, v := range moved.votes {
+			tr.votes[c] += v
+		}
+		tr.reads += moved.reads
+		tr.seat, tr.hand = s.n, len(s.hands)
+		s.hands = append(s.hands, &hand{from: parent, cards: []*track{tr}})
+		r.skipOrder = tr
+		return true
+	}
+	var best *seatState
+	bestHand, bestD := -1, math.Inf(1)
+	for _, s := range r.seats {
+		for i, h := range s.hands {
+			last := h.cards[len(h.cards)-1]
+			if d := vision.Dist(last.pos, tr.pos); d < bestD {
+				best, bestHand, bestD = s, i, d
+			}
+		}
+	}
+	switch {
+	case bestD <= t.cfg.HandMM:
+	case zone > 0 && len(r.seat(zone).hands) == 0:
+		s := r.seat(zone)
+		tr.seat, tr.hand = zone, 0
+		s.hands = append(s.hands, &hand{from: -1, cards: []*track{tr}})
+		return true
+	case best != nil && bestD <= 2.5*t.cfg.HandMM:
+		r.doubts = append(r.doubts, fmt.Sprintf("seat %d: a card lay %.0f mm from its hand", best.n, bestD))
+	default:
+		tr.seat = -1 // outside every hand and zone: the shoe, the discard rack
+		return false
+	}
+	tr.seat, tr.hand = best.n, bestHand
+	h := best.hands[bestHand]
+	h.cards = append(h.cards, tr)
+	slices.SortStableFunc(h.cards, func(a, b *track) int { return a.firstSeen - b.firstSeen })
+	return true
+}
+
+// splitSource finds the card a split moved: a counted card, the second
+// of a two-card hand, not seen for a moment, whose reads match the new
+// card's, lying a hand's width or two away. It returns the seat and hand
+// it came from and its track.
+func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track) {
+	id, _ := tr.identity()
+	for _, s := range r.seats {
+		for i, h := range s.hands {
+			if len(h.cards) != 2 {
+				continue
+			}
+			// Either card of the pair may be the one that moved: with
+			// missed frames, the two may have been counted in either order.
+			for k, cand := range h.cards {
+				d := vision.Dist(cand.pos, tr.pos)
+				if d < t.cfg.MatchMM*2 || d > 6*t.cfg.HandMM || tr.confirmAt-cand.lastSeen > t.cfg.SplitFrames || cand.lastSeen >= tr.firstSeen {
+					continue
+				}
+				cid, _ := cand.identity()
+				oid, _ := h.cards[1-k].identity()
+				if (id.Valid() && cid == id) || (!id.Valid() && cards.IsPair([]cards.Card{cid, oid})) {
+					return s, i, cand
+				}
+			}
+		}
+	}
+	return nil, -1, nil
+}

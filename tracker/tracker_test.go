@@ -1,0 +1,213 @@
+package tracker
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/controller"
+	"bjmonitor/game"
+	"bjmonitor/testvideos/clip"
+	"bjmonitor/testvideos/scene"
+	"bjmonitor/testvideos/script"
+	"bjmonitor/vision"
+)
+
+// tableOf describes a synthetic layout as an installer's table file.
+func tableOf(tb testing.TB, l *scene.Layout) *calibration.Table {
+	tb.Helper()
+	t := &calibration.Table{Version: 1, Units: "mm", ImageWidth: 1920, ImageHeight: 1080, Dictionary: "DICT_4X4_50"}
+	pts := func(ps []scene.Point) []calibration.Point {
+		out := make([]calibration.Point, len(ps))
+		for i, p := range ps {
+			out[i] = calibration.Point{X: p.X, Y: p.Y}
+		}
+		return out
+	}
+	for _, m := range l.Marks {
+		cm := calibration.Mark{ID: m.ID, Center: calibration.Point{X: m.Center.X, Y: m.Center.Y}, Size: m.Size}
+		for i, p := range m.Corners() {
+			cm.Corners[i] = calibration.Point{X: p.X, Y: p.Y}
+		}
+		t.Marks = append(t.Marks, cm)
+	}
+	for _, s := range l.Seats {
+		t.Seats = append(t.Seats, calibration.Zone{Seat: s.Number, Polygon: pts(s.Zone)})
+	}
+	t.Dealer = calibration.Zone{Polygon: pts(l.Dealer.Zone)}
+	if err := t.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// degrade spoils a perfect frame the way a real camera does: positions
+// jitter, reads come with less than full confidence, and now and then a
+// card is missed or misread with low confidence.
+type degrade struct {
+	rng              *rand.Rand
+	jitterMM         float64
+	miss, misread    float64
+	minConf, misConf float64
+}
+
+func (d degrade) apply(f vision.Frame) vision.Frame {
+	if d.rng == nil {
+		return f
+	}
+	out := f
+	out.Cards = nil
+	for _, o := range f.Cards {
+		if d.rng.Float64() < d.miss {
+			continue
+		}
+		o.Center.X += d.rng.NormFloat64() * d.jitterMM
+		o.Center.Y += d.rng.NormFloat64() * d.jitterMM
+		if o.Card.Valid() {
+			o.Confidence = d.minConf + (1-d.minConf)*d.rng.Float64()
+			if d.rng.Float64() < d.misread {
+				o.Card = cards.New(cards.Rank(1+d.rng.IntN(13)), cards.Suits[d.rng.IntN(4)])
+				o.Confidence = d.misConf * d.rng.Float64()
+			}
+		}
+		out.Cards = append(out.Cards, o)
+	}
+	return out
+}
+
+type run struct {
+	truth   *script.Script
+	rounds  []Round
+	exact   int
+	mistake []string
+}
+
+// replay feeds a script's frames, as a vision would see them, through a
+// tracker, with or without the controller's game_start and game_end.
+func replay(tb testing.TB, cfg script.Config, controlled bool, d degrade) run {
+	tb.Helper()
+	s, err := script.Write(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := New(DefaultConfig(cfg.FPS), tableOf(tb, l), cfg.Rules)
+	var got []Round
+	ev := 0
+	for f := 0; f < s.Frames; f++ {
+		for controlled && ev < len(s.Events) && int(math.Round(*s.Events[ev].T*cfg.FPS)) <= f {
+			e := s.Events[ev]
+			switch e.Type {
+			case controller.GameStart:
+				got = append(got, tr.StartRound(e.Round, f)...)
+			case controller.GameEnd:
+				if r, ok := tr.EndRound(f); ok {
+					got = append(got, r)
+				}
+			}
+			ev++
+		}
+		got = append(got, tr.Observe(d.apply(clip.Observations(l, s, f)))...)
+	}
+	got = append(got, tr.Flush()...)
+	out := run{truth: s, rounds: got}
+	for i, want := range s.Rounds {
+		if i >= len(got) {
+			out.mistake = append(out.mistake, fmt.Sprintf("round %s: not rebuilt", want.ID))
+			continue
+		}
+		g := got[i].Game()
+		w := want.Round
+		if controlled && g.ID != w.ID {
+			out.mistake = append(out.mistake, fmt.Sprintf("round %d: id %q, want %q", i, g.ID, w.ID))
+		}
+		g.ID, w.ID = "", ""
+		if reflect.DeepEqual(g, w) {
+			out.exact++
+		} else {
+			out.mistake = append(out.mistake, fmt.Sprintf("round %s:\n got  %s\n want %s\n doubts %v", want.ID, describe(g), describe(w), got[i].Doubts))
+		}
+	}
+	if len(got) != len(s.Rounds) {
+		out.mistake = append(out.mistake, fmt.Sprintf("%d rounds rebuilt, %d dealt", len(got), len(s.Rounds)))
+	}
+	return out
+}
+
+func describe(r game.Round) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "dealer %v |", r.Dealer.Cards)
+	for _, s := range r.Seats {
+		fmt.Fprintf(&b, " seat %d:", s.Seat)
+		for _, h := range s.Hands {
+			fmt.Fprintf(&b, " %v", h.Cards)
+			if h.SplitFrom >= 0 {
+				fmt.Fprintf(&b, "<%d", h.SplitFrom)
+			}
+			if h.Doubled {
+				b.WriteString("D")
+			}
+		}
+	}
+	return b.String()
+}
+
+func TestRebuildsEveryRound(t *testing.T) {
+	tests := []struct {
+		name       string
+		mutate     func(*script.Config)
+		controlled bool
+		degrade    degrade
+	}{
+		{"free bet, controller, perfect reads", func(c *script.Config) {}, true, degrade{}},
+		{"free bet, no controller, perfect reads", func(c *script.Config) { c.Seed = 2 }, false, degrade{}},
+		{"classic, no hole card, 30 fps", func(c *script.Config) {
+			c.Rules = game.Rules{Variant: game.Classic, Decks: 8, HitSoft17: false}
+			c.FPS, c.Seed = 30, 3
+		}, true, degrade{}},
+		{"noisy reads", func(c *script.Config) { c.Seed = 4 }, true, degrade{rng: rand.New(rand.NewPCG(1, 1)), jitterMM: 1, miss: 0.1, misread: 0.03, minConf: 0.9, misConf: 0.6}},
+		{"full table of seven", func(c *script.Config) { c.Players = []int{1, 2, 3, 4, 5, 6, 7}; c.Seed = 5 }, true, degrade{}},
+		{"full table, noisy, no controller", func(c *script.Config) { c.Players = []int{1, 2, 3, 4, 5, 6, 7}; c.Seed = 6 }, false, degrade{rng: rand.New(rand.NewPCG(2, 2)), jitterMM: 1.5, miss: 0.2, misread: 0.05, minConf: 0.8, misConf: 0.7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := script.DefaultConfig()
+			cfg.Rounds = 60
+			if testing.Short() {
+				cfg.Rounds = 15
+			}
+			tt.mutate(&cfg)
+			r := replay(t, cfg, tt.controlled, tt.degrade)
+			t.Logf("%d of %d rounds rebuilt exactly", r.exact, len(r.truth.Rounds))
+			for _, m := range r.mistake {
+				t.Error(m)
+			}
+		})
+	}
+}
+
+func TestSplitsAndDoubles(t *testing.T) {
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 1
+	cfg.Players = []int{4}
+	// One player: 7-7 against a 6, re-split, a double on 11, dealer busts.
+	cfg.Stack, _ = cards.ParseList("7H 6S 7D TC 7S 9C 8H 4D 3C TS")
+	r := replay(t, cfg, true, degrade{})
+	for _, m := range r.mistake {
+		t.Error(m)
+	}
+	if len(r.rounds) == 1 {
+		s := r.rounds[0].Seats[0]
+		if len(s.Hands) != 3 || !s.Hands[1].Doubled {
+			t.Errorf("seat 4 rebuilt as %+v", s)
+		}
+	}
+}

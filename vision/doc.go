@@ -1,0 +1,9 @@
+// Package vision turns frames from the overhead camera into card
+// observations: every card on the felt, its rank, suit and how sure the
+// reading is, where it lies on the table, and whether it is face down or
+// sideways (a double-down card).
+//
+// It spends time only where the picture changed: most table video is still
+// felt. The recognition model (package vision/classify, files in
+// ../models) runs on OpenCV's DNN module on the CPU.
+package vision

@@ -1,0 +1,43 @@
+package vision
+
+import (
+	"math"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+)
+
+// Observation is one card seen in one frame.
+type Observation struct {
+	// Card is the rank and suit read, or the zero Card when the card is
+	// face down or could not be read.
+	Card cards.Card
+	// Confidence in the reading, from 0 to 1. A card partly covered by a
+	// hand is reported with low confidence, never guessed confidently.
+	Confidence float64
+	FaceDown   bool
+	// Sideways: the card lies across its hand, as a double-down card does.
+	Sideways bool
+	// Center and Angle place the card on the table: its centre in mm, and
+	// the direction of its long edge in degrees.
+	Center calibration.Point
+	Angle  float64
+	// Quad is the card's outline on the table, in mm, and ImageQuad in
+	// image pixels; both clockwise from the corner whose index was read.
+	Quad      [4]calibration.Point
+	ImageQuad [4][2]float64
+}
+
+// Frame is what one frame showed.
+type Frame struct {
+	Index int
+	// Time is seconds from the first frame.
+	Time  float64
+	Cards []Observation
+	// Busy reports that something other than cards moved on the felt (a
+	// hand, an arm, chips): cards under it may be hidden for a while.
+	Busy bool
+}
+
+// Dist is the distance between two table points, in mm.
+func Dist(a, b calibration.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
