@@ -10,7 +10,7 @@ import (
 
 var (
 	defaultSleeve = color.RGBA{R: 236, G: 236, B: 232, A: 255}
-	defaultSkin   = color.RGBA{R: 178, G: 130, B: 104, A: 255}
+	defaultSkin   = color.RGBA{R: 166, G: 122, B: 100, A: 255}
 )
 
 // occluderShapes returns the arm's parts as table-mm polygons: the sleeve,
@@ -71,7 +71,9 @@ func (s *Scene) drawOccluder(f *gocv.Mat, o Occluder) {
 	scale := s.cam.PxPerMM(o.Hand)
 	// Project every vertex; the bounding box (plus room for the shadow
 	// and the blurs) is the only region touched.
-	shadowOff := image.Pt(int(10*scale), int(16*scale))
+	// The arm is some 150 mm above the felt, so its shadow falls well
+	// clear of it, away from the lamps.
+	shadowOff := image.Pt(int(16*scale), int(24*scale))
 	mx, my := s.cam.Project(o.Hand.Add(o.Motion))
 	hx, hy := s.cam.Project(o.Hand)
 	mot := Point{mx - hx, my - hy}
@@ -148,12 +150,12 @@ func (s *Scene) drawOccluder(f *gocv.Mat, o Occluder) {
 	// mask and using it as a shading term; then soften the colour.
 	shade := gocv.NewMat()
 	defer shade.Close()
-	softBlur(mask, &shade, 5*ws)
+	softBlur(mask, &shade, 11*ws)
 	softBlur(colour, &colour, 1.2*ws)
 	// The shadow: the silhouette shifted away from the lamps, very soft.
 	shadow := gocv.NewMat()
 	defer shadow.Close()
-	softBlur(mask, &shadow, 4.5*ws)
+	softBlur(mask, &shadow, 7*ws)
 	if mot.X != 0 || mot.Y != 0 {
 		m := mot.Scale(1 / float64(fct))
 		for _, mat := range []*gocv.Mat{&colour, &mask, &shade} {
@@ -181,14 +183,14 @@ func (s *Scene) drawOccluder(f *gocv.Mat, o Occluder) {
 	fw := f.Cols()
 	// Light from above the dealer's left: surfaces facing it are lit, the
 	// far side falls off (an emboss of the blurred silhouette).
-	ld := image.Pt(int(7*scale), int(7*scale))
+	ld := image.Pt(int(9*scale), int(6*scale))
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			fi := ((roi.Min.Y+y)*fw + roi.Min.X + x) * 3
 			// Shadow from the pixel up-left of here (the arm casts down-right).
 			if sx, sy := x-shadowOff.X, y-shadowOff.Y; sx >= 0 && sy >= 0 {
 				if sd := hb[sy*w2+sx]; sd > 0 {
-					k := 1 - 0.4*float64(sd)/255
+					k := 1 - 0.5*float64(sd)/255
 					for c := 0; c < 3; c++ {
 						fb[fi+c] = uint8(float64(fb[fi+c]) * k)
 					}
@@ -198,11 +200,11 @@ func (s *Scene) drawOccluder(f *gocv.Mat, o Occluder) {
 			if a == 0 {
 				continue
 			}
-			// Shading from about 0.6 at the rim to 1.1 along the middle,
-			// times the room's light where the arm is.
-			k := 0.25 + 0.85*float64(sb[y*w2+x])/255
+			// Shading from about 0.65 at the rim to 0.95 along the middle,
+			// lighter on the side facing the lamps, times the room's light.
+			k := 0.35 + 0.6*float64(sb[y*w2+x])/255
 			if x >= ld.X && y >= ld.Y && x+ld.X < w && y+ld.Y < h {
-				k += 0.45 * (float64(sb[(y-ld.Y)*w2+x-ld.X]) - float64(sb[(y+ld.Y)*w2+x+ld.X])) / 255
+				k += 0.5 * (float64(sb[(y+ld.Y)*w2+x+ld.X]) - float64(sb[(y-ld.Y)*w2+x-ld.X])) / 255
 			}
 			k *= light
 			for c := 0; c < 3; c++ {
