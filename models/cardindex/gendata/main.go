@@ -1,0 +1,251 @@
+// Command gendata writes the training and validation crops for the card
+// index model (models/cardindex): synthetic overhead views of card corners,
+// cut with the same classify.Cropper the monitor uses, with the camera's
+// faults added (see DESIGN.md "Scenes"). See models/README.md for the
+// recipe.
+//
+//	go run ./models/cardindex/gendata -out .cache/cardindex -train 120000 -val 12000
+//
+// It writes, under -out:
+//
+//	train_x.u8, val_x.u8     N×72×40×3 uint8 crops, BGR, row-major
+//	train_y.u8, val_y.u8     N class indices (meta.json "classes")
+//	val_deck.u8              N indices into meta.json "heldout_decks" of the
+//	                         card the crop shows (255 for felt and chips)
+//	val_res.f32              N source resolutions in px/mm (little endian)
+//	meta.json                classes, crop geometry, decks, counts, seed
+//
+// The held-out decks never appear in the training set, not even as the
+// next card of a hand lying over a crop.
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/color"
+	"log"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardart"
+	"bjmonitor/vision/classify"
+)
+
+// HeldOut are the decks kept out of training, chosen to differ from each
+// other: dondorf (bold serif indices, black border), neoclassical (plain
+// sans-serif) and tigullio (cream paper, narrow serif). Each shares no art
+// with a training deck, unlike anglo_bitmap (anglo's indices) or
+// gnomangelo_bitmap (gnomangelo's), which would flatter the score.
+var HeldOut = []string{"dondorf", "neoclassical", "tigullio"}
+
+func main() {
+	out := flag.String("out", ".cache/cardindex", "output folder (keep it out of git)")
+	nTrain := flag.Int("train", 120000, "training crops")
+	nVal := flag.Int("val", 12000, "validation crops, from the held-out decks")
+	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same files")
+	flag.Parse()
+	if err := run(*out, *nTrain, *nVal, *seed); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(out string, nTrain, nVal int, seed uint64) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	g, err := newGenerator()
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	for _, set := range []struct {
+		name  string
+		n     int
+		decks []string
+	}{{"train", nTrain, g.train}, {"val", nVal, HeldOut}} {
+		start := time.Now()
+		x, y, deck, res, err := g.generate(set.n, set.decks, seed+uint64(len(set.name))<<32)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, set.name+"_x.u8"), x, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, set.name+"_y.u8"), y, 0o644); err != nil {
+			return err
+		}
+		if set.name == "val" {
+			if err := os.WriteFile(filepath.Join(out, "val_deck.u8"), deck, 0o644); err != nil {
+				return err
+			}
+			b := make([]byte, 4*len(res))
+			for i, r := range res {
+				binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(r))
+			}
+			if err := os.WriteFile(filepath.Join(out, "val_res.f32"), b, 0o644); err != nil {
+				return err
+			}
+		}
+		log.Printf("%s: %d crops in %v", set.name, set.n, time.Since(start).Round(time.Second))
+	}
+	meta := map[string]any{
+		"classes":        classNames(),
+		"crop":           map[string]any{"width_mm": classify.CropWidthMM, "height_mm": classify.CropHeightMM, "cols": classify.CropCols, "rows": classify.CropRows, "channels": 3, "order": "BGR"},
+		"training_decks": g.train,
+		"heldout_decks":  HeldOut,
+		"train":          nTrain,
+		"val":            nVal,
+		"seed":           seed,
+		"generated":      time.Now().UTC().Format(time.RFC3339),
+	}
+	b, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "meta.json"), append(b, '\n'), 0o644)
+}
+
+// Classes: the 52 cards in cards.Deck order, then none, then back.
+const (
+	classNone = 52
+	classBack = 53
+	nClasses  = 54
+)
+
+func classNames() []string {
+	var out []string
+	for _, c := range cards.Deck() {
+		out = append(out, c.String())
+	}
+	return append(out, "none", "back")
+}
+
+// indexExtent is how far each deck's corner index (rank and suit pip)
+// reaches from the corner, in mm, with a margin, read off contact sheets.
+// The next card of a hand is laid over the crop only beyond it.
+var indexExtent = map[string]Vec{
+	"dondorf":    {X: 12, Y: 26},
+	"plastic":    {X: 13, Y: 25},
+	"tango":      {X: 18, Y: 31},
+	"ornamental": {X: 18, Y: 36},
+}
+
+func extentOf(deck string) Vec {
+	if e, ok := indexExtent[deck]; ok {
+		return e
+	}
+	return Vec{X: 12, Y: 25}
+}
+
+type generator struct {
+	art   *cardart.Art
+	backs []*cardart.Art // one per back colour; only Back is used
+	train []string
+}
+
+// Back colours of casino decks, before the colour cast varies them.
+var backColors = []color.RGBA{
+	{150, 24, 32, 255}, {30, 50, 140, 255}, {20, 90, 50, 255}, {25, 25, 30, 255},
+	{90, 30, 110, 255}, {190, 60, 30, 255}, {40, 110, 160, 255}, {120, 20, 60, 255},
+}
+
+func newGenerator() (*generator, error) {
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		return nil, err
+	}
+	g := &generator{art: art}
+	decks, err := cardart.Decks("")
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	for _, d := range decks {
+		if !slices.Contains(HeldOut, d.Name) {
+			g.train = append(g.train, d.Name)
+		}
+	}
+	if len(g.train)+len(HeldOut) != len(decks) {
+		g.Close()
+		return nil, fmt.Errorf("held-out decks %v are not all installed", HeldOut)
+	}
+	for _, c := range backColors {
+		a, err := cardart.New(cardart.Options{BackColor: c})
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.backs = append(g.backs, a)
+	}
+	return g, nil
+}
+
+func (g *generator) Close() {
+	g.art.Close()
+	for _, a := range g.backs {
+		a.Close()
+	}
+}
+
+// generate makes n crops from the given decks. Sample i uses its own
+// random source (seed, i), so the output does not depend on the number of
+// workers.
+func (g *generator) generate(n int, decks []string, seed uint64) (x, y, deck []byte, res []float32, err error) {
+	const sz = classify.CropCols * classify.CropRows * 3
+	x = make([]byte, n*sz)
+	y = make([]byte, n)
+	deck = make([]byte, n)
+	res = make([]float32, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := newScene(g)
+			defer s.Close()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				rng := rand.New(rand.NewPCG(seed, uint64(i)))
+				smp, err := s.sample(rng, decks)
+				if err != nil {
+					mu.Lock()
+					firstErr = cmpErr(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				copy(x[i*sz:(i+1)*sz], smp.crop)
+				y[i] = byte(smp.class)
+				deck[i] = 255
+				if k := slices.Index(decks, smp.deck); k >= 0 {
+					deck[i] = byte(k)
+				}
+				res[i] = float32(smp.pxPerMM)
+			}
+		}()
+	}
+	wg.Wait()
+	return x, y, deck, res, firstErr
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,184 @@
+package classify
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"bjmonitor/cards"
+
+	"gocv.io/x/gocv"
+)
+
+// Result is the model's verdict on one crop.
+type Result struct {
+	// Card is the card whose index the crop shows; the zero Card (not
+	// Valid) when the top class is none or back.
+	Card cards.Card
+	// Back is true when the crop shows the corner of a face-down card.
+	Back bool
+	// Confidence is the softmax probability of the top class, 0..1.
+	Confidence float64
+}
+
+// None reports whether the model saw no card index and no back.
+func (r Result) None() bool { return !r.Card.Valid() && !r.Back }
+
+// String writes the card, "back" or "none", with the confidence.
+func (r Result) String() string {
+	switch {
+	case r.Back:
+		return fmt.Sprintf("back (%.3f)", r.Confidence)
+	case r.Card.Valid():
+		return fmt.Sprintf("%v (%.3f)", r.Card, r.Confidence)
+	}
+	return fmt.Sprintf("none (%.3f)", r.Confidence)
+}
+
+// MaxBatch bounds one Classify call, so the input blob (about 35 KB a
+// crop) stays small; callers with more crops call again.
+const MaxBatch = 256
+
+// Classifier runs the card index model on corner crops. It owns its
+// dnn.Net and input blob: the caller must Close it. It is not safe for
+// concurrent use; give each goroutine its own Classifier.
+type Classifier struct {
+	net    gocv.Net
+	closed bool
+	blob   gocv.Mat
+	meta   Metadata
+	class  []Result // the Result of each class, before the confidence
+}
+
+// Open loads the ONNX model at modelPath and its metadata, the JSON file
+// of the same name next to it (models/cardindex/cardindex.onnx and
+// cardindex.json). It checks the metadata and the model's SHA-256 before
+// OpenCV reads the model: OpenCV aborts the whole process on a damaged
+// file, where a checksum mismatch is an ordinary error.
+func Open(modelPath string) (*Classifier, error) {
+	metaPath := strings.TrimSuffix(modelPath, filepath.Ext(modelPath)) + ".json"
+	mb, err := os.ReadFile(metaPath)
+	if err != nil {
+		return nil, fmt.Errorf("classify: %w", err)
+	}
+	meta, err := ParseMetadata(mb)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, metaPath)
+	}
+	if filepath.Base(modelPath) != meta.Model {
+		return nil, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(modelPath))
+	}
+	model, err := os.ReadFile(modelPath)
+	if err != nil {
+		return nil, fmt.Errorf("classify: %w", err)
+	}
+	sum := sha256.Sum256(model)
+	if got := hex.EncodeToString(sum[:]); got != meta.SHA256 {
+		return nil, fmt.Errorf("classify: %s has SHA-256 %s, metadata says %s: damaged or mismatched model", modelPath, got, meta.SHA256)
+	}
+	net := gocv.ReadNetFromONNX(modelPath)
+	if net.Empty() {
+		net.Close()
+		return nil, fmt.Errorf("classify: OpenCV read no network from %s", modelPath)
+	}
+	c := &Classifier{net: net, blob: gocv.NewMat(), meta: meta}
+	for _, s := range meta.Classes {
+		var r Result
+		switch s {
+		case ClassBack:
+			r.Back = true
+		case ClassNone:
+		default:
+			r.Card = cards.MustParse(s) // ParseMetadata checked it
+		}
+		c.class = append(c.class, r)
+	}
+	return c, nil
+}
+
+// Metadata returns the model's metadata.
+func (c *Classifier) Metadata() Metadata { return c.meta }
+
+// Close releases the network and the blob. It is safe to call more than
+// once.
+func (c *Classifier) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.net.Close()
+	c.blob.Close()
+	return nil
+}
+
+// Classify reads each crop (CropCols×CropRows, 8-bit BGR, as Cropper.Cut
+// writes them) in one batch and returns a Result per crop, in order. The
+// crops stay the caller's.
+func (c *Classifier) Classify(crops []gocv.Mat) ([]Result, error) {
+	if c.closed {
+		return nil, fmt.Errorf("classify: Classify on a closed Classifier")
+	}
+	if len(crops) == 0 {
+		return nil, nil
+	}
+	if len(crops) > MaxBatch {
+		return nil, fmt.Errorf("classify: %d crops in one batch, at most %d", len(crops), MaxBatch)
+	}
+	for i, m := range crops {
+		if m.Ptr() == nil || m.Empty() || m.Type() != gocv.MatTypeCV8UC3 || m.Cols() != CropCols || m.Rows() != CropRows {
+			return nil, fmt.Errorf("classify: crop %d is not a %dx%d 8-bit BGR Mat", i, CropCols, CropRows)
+		}
+	}
+	in := c.meta.Input
+	mean := gocv.NewScalar(in.Mean, in.Mean, in.Mean, 0)
+	gocv.BlobFromImages(crops, &c.blob, in.Scale, image.Pt(CropCols, CropRows), mean, false, false, gocv.MatTypeCV32F)
+	c.net.SetInput(c.blob, "")
+	out := c.net.Forward(in.Output)
+	defer out.Close()
+	n, k := len(crops), len(c.class)
+	if out.Empty() || out.Total() != n*k {
+		return nil, fmt.Errorf("classify: model returned %d values for %d crops of %d classes", out.Total(), n, k)
+	}
+	logits, err := out.DataPtrFloat32()
+	if err != nil {
+		return nil, fmt.Errorf("classify: %w", err)
+	}
+	res := make([]Result, n)
+	for i := range n {
+		best, p := softmaxMax(logits[i*k : (i+1)*k])
+		res[i] = c.class[best]
+		res[i].Confidence = p
+	}
+	return res, nil
+}
+
+// ClassifyOne reads one crop.
+func (c *Classifier) ClassifyOne(crop gocv.Mat) (Result, error) {
+	r, err := c.Classify([]gocv.Mat{crop})
+	if err != nil {
+		return Result{}, err
+	}
+	return r[0], nil
+}
+
+// softmaxMax returns the index of the largest logit and its softmax
+// probability. The model outputs logits rather than probabilities so
+// that the export stays within the operations OpenCV 4.6 reads well.
+func softmaxMax(z []float32) (int, float64) {
+	best := 0
+	for i, v := range z {
+		if v > z[best] {
+			best = i
+		}
+	}
+	var sum float64
+	for _, v := range z {
+		sum += math.Exp(float64(v - z[best]))
+	}
+	return best, 1 / sum
+}

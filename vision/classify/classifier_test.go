@@ -1,0 +1,254 @@
+package classify
+
+import (
+	"image"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardart"
+
+	"gocv.io/x/gocv"
+)
+
+// modelPath is the committed model, relative to this package.
+var modelPath = filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")
+
+func openClassifier(tb testing.TB) *Classifier {
+	tb.Helper()
+	c, err := Open(modelPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestOpen(t *testing.T) {
+	c := openClassifier(t)
+	if got, want := len(c.Metadata().Classes), 54; got != want {
+		t.Errorf("classes = %d, want %d", got, want)
+	}
+	// A model that does not match its metadata must be refused before
+	// OpenCV sees it.
+	dir := t.TempDir()
+	meta, err := os.ReadFile(filepath.Join("..", "..", "models", "cardindex", "cardindex.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cardindex.json"), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cardindex.onnx"), []byte("not a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path string }{
+		{"damaged model", filepath.Join(dir, "cardindex.onnx")},
+		{"no metadata", filepath.Join(dir, "other.onnx")},
+	} {
+		if c, err := Open(tc.path); err == nil {
+			c.Close()
+			t.Errorf("Open(%s) = nil error, want one", tc.name)
+		}
+	}
+}
+
+func TestClassifyRejects(t *testing.T) {
+	c := openClassifier(t)
+	small := gocv.NewMatWithSize(10, 10, gocv.MatTypeCV8UC3)
+	defer small.Close()
+	if _, err := c.ClassifyOne(small); err == nil {
+		t.Error("ClassifyOne(10×10) = nil error, want one")
+	}
+	if got, err := c.Classify(nil); err != nil || got != nil {
+		t.Errorf("Classify(nil) = %v, %v, want nil, nil", got, err)
+	}
+}
+
+// scene is a clean overhead view of one card on felt at a given
+// resolution, and the frames of its four corners.
+type testScene struct {
+	img    gocv.Mat
+	frames map[string]Frame // TL, BR (the indices), TR, BL
+}
+
+// renderCard draws the BGRA face, shrunk to pxPerMM by area averaging as a
+// camera would, on green felt with a 10 mm margin.
+func renderCard(tb testing.TB, face gocv.Mat, pxPerMM float64) testScene {
+	tb.Helper()
+	w, h := int(63*pxPerMM+0.5), int(88*pxPerMM+0.5)
+	small := gocv.NewMat()
+	defer small.Close()
+	gocv.Resize(face, &small, image.Pt(w, h), 0, 0, gocv.InterpolationArea)
+	off := int(10*pxPerMM + 0.5)
+	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(40, 110, 30, 0), h+2*off, w+2*off, gocv.MatTypeCV8UC3)
+	d, err1 := img.DataPtrUint8()
+	s, err2 := small.DataPtrUint8()
+	if err1 != nil || err2 != nil {
+		tb.Fatal(err1, err2)
+	}
+	for y := range h {
+		for x := range w {
+			si, di := (y*w+x)*4, ((y+off)*img.Cols()+x+off)*3
+			a := int(s[si+3])
+			for c := range 3 {
+				d[di+c] = uint8((int(s[si+c])*a + int(d[di+c])*(255-a) + 127) / 255)
+			}
+		}
+	}
+	sx, sy := float64(w)/63, float64(h)/88
+	x0, y0 := float64(off)-0.5, float64(off)-0.5
+	x1, y1 := x0+float64(w), y0+float64(h)
+	return testScene{img: img, frames: map[string]Frame{
+		"TL": {Origin: Vec{x0, y0}, U: Vec{sx, 0}, V: Vec{0, sy}},
+		"BR": {Origin: Vec{x1, y1}, U: Vec{-sx, 0}, V: Vec{0, -sy}},
+		"TR": {Origin: Vec{x1, y0}, U: Vec{0, sy}, V: Vec{-sx, 0}},
+		"BL": {Origin: Vec{x0, y1}, U: Vec{0, -sy}, V: Vec{sx, 0}},
+	}}
+}
+
+// lowConfidence is the confidence below which the monitor should treat a
+// read as doubtful (the metadata's low_confidence_threshold).
+const lowConfidence = 0.9
+
+// TestHeldOutDecks measures the model on the decks it never saw in
+// training (the metadata's heldout_decks), on clean crops cut with the
+// same Cropper: both index corners of all 52 cards, the two corners
+// without an index (want none) and card backs (want back), at 1080p's
+// 1.5 px/mm and at 3 px/mm. Card reads must be ≥ 99.5% right at each
+// resolution; none and back ≥ 99%. Run with -v for the figures per deck.
+func TestHeldOutDecks(t *testing.T) {
+	clf := openClassifier(t)
+	decks, err := cardart.Decks("")
+	if err != nil {
+		t.Skipf("no card art: %v", err)
+	}
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer art.Close()
+	cr := NewCropper()
+	defer cr.Close()
+	for _, px := range []float64{1.5, 3} {
+		var cardN, cardOK, cardLow, negN, negOK int
+		for _, deck := range clf.Metadata().HeldOutDecks {
+			if !slices.ContainsFunc(decks, func(d cardart.Deck) bool { return d.Name == deck }) {
+				t.Skipf("held-out deck %s is not installed", deck)
+			}
+			var dn, dok, dlow, nn, nok int
+			var wrong []string
+			for _, c := range cards.Deck() {
+				face, err := art.Face(deck, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc := renderCard(t, face, px)
+				for _, corner := range []string{"TL", "BR", "TR", "BL"} {
+					crop := gocv.NewMat()
+					if err := cr.Cut(sc.img, sc.frames[corner], &crop); err != nil {
+						t.Fatal(err)
+					}
+					r, err := clf.ClassifyOne(crop)
+					crop.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if corner == "TL" || corner == "BR" {
+						dn++
+						if r.Card == c {
+							dok++
+						} else {
+							wrong = append(wrong, c.String()+" "+corner+" → "+r.String())
+						}
+						if r.Confidence < lowConfidence {
+							dlow++
+						}
+					} else {
+						nn++
+						if r.None() {
+							nok++
+						}
+					}
+				}
+				sc.img.Close()
+			}
+			t.Logf("%.1f px/mm %-13s cards %d/%d = %.2f%% right, %.2f%% below %.2f confidence; none %d/%d; wrong: %v",
+				px, deck, dok, dn, 100*float64(dok)/float64(dn), 100*float64(dlow)/float64(dn), lowConfidence, nok, nn, wrong)
+			cardN, cardOK, cardLow, negN, negOK = cardN+dn, cardOK+dok, cardLow+dlow, negN+nn, negOK+nok
+		}
+		back, err := art.Back()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := renderCard(t, back, px)
+		for _, f := range sc.frames {
+			crop := gocv.NewMat()
+			if err := cr.Cut(sc.img, f, &crop); err != nil {
+				t.Fatal(err)
+			}
+			r, err := clf.ClassifyOne(crop)
+			crop.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			negN++
+			if r.Back {
+				negOK++
+			}
+		}
+		sc.img.Close()
+		acc, neg := float64(cardOK)/float64(cardN), float64(negOK)/float64(negN)
+		t.Logf("%.1f px/mm all held-out: cards %.2f%% (%d), low confidence %.2f%%; none/back %.2f%% (%d)",
+			px, 100*acc, cardN, 100*float64(cardLow)/float64(cardN), 100*neg, negN)
+		if acc < 0.995 {
+			t.Errorf("%.1f px/mm: held-out card accuracy %.2f%%, want ≥ 99.5%%", px, 100*acc)
+		}
+		if neg < 0.99 {
+			t.Errorf("%.1f px/mm: held-out none/back accuracy %.2f%%, want ≥ 99%%", px, 100*neg)
+		}
+	}
+}
+
+// benchCrops cuts n crops of a rendered card for the benchmarks.
+func benchCrops(b *testing.B, n int) []gocv.Mat {
+	b.Helper()
+	src := gradient(b)
+	defer src.Close()
+	cr := NewCropper()
+	defer cr.Close()
+	crops := make([]gocv.Mat, n)
+	for i := range crops {
+		crops[i] = gocv.NewMat()
+		if err := cr.Cut(src, Frame{Origin: Vec{float64(i % 100), 20}, U: Vec{2, 0}, V: Vec{0, 2}}, &crops[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Cleanup(func() {
+		for _, m := range crops {
+			m.Close()
+		}
+	})
+	return crops
+}
+
+func BenchmarkClassify(b *testing.B) {
+	clf := openClassifier(b)
+	for _, n := range []int{1, 16, 64} {
+		b.Run(map[int]string{1: "one", 16: "batch16", 64: "batch64"}[n], func(b *testing.B) {
+			crops := benchCrops(b, n)
+			if _, err := clf.Classify(crops); err != nil { // warm up the network
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if _, err := clf.Classify(crops); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/crop")
+		})
+	}
+}
