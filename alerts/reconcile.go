@@ -1,0 +1,303 @@
+package alerts
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"bjmonitor/cards"
+	"bjmonitor/controller"
+	"bjmonitor/evaluator"
+	"bjmonitor/game"
+	"bjmonitor/tracker"
+)
+
+// The kinds of alert.
+const (
+	Overpaid         = "overpaid"
+	Underpaid        = "underpaid"
+	MissedPayout     = "missed_payout"
+	PaidWithoutWager = "paid_without_wager"
+	WrongAward       = "wrong_award"
+	MeterMismatch    = "meter_mismatch"
+	OverLimit        = "over_limit"
+	// Unjudged: a wager the monitor could not judge, because the cards it
+	// depends on were not all seen. Always severity review.
+	Unjudged = "unjudged"
+)
+
+// Severities.
+const (
+	Mismatch = "mismatch"
+	Review   = "review"
+)
+
+// Alert is one difference between the monitor and the dealer's entries.
+type Alert struct {
+	ID       string  `json:"id"`
+	Table    string  `json:"table"`
+	Round    string  `json:"round"`
+	Seat     int     `json:"seat,omitempty"`
+	Bet      string  `json:"bet"`
+	Kind     string  `json:"kind"`
+	Severity string  `json:"severity"`
+	Expected float64 `json:"expected"`
+	Entered  float64 `json:"entered"`
+	// ExpectedAward and EnteredAward are "10%" or "100%" for a
+	// progressive award.
+	ExpectedAward string `json:"expected_award,omitempty"`
+	EnteredAward  string `json:"entered_award,omitempty"`
+	// Result is the evaluator's verdict on the cards ("three_sevens").
+	Result string     `json:"result,omitempty"`
+	Cards  []CardRead `json:"cards"`
+	// Detail says it in a sentence for the officer.
+	Detail string `json:"detail"`
+	// Time is the video time of the round's end, in seconds; Frame the
+	// frame.
+	Time  float64 `json:"video_time"`
+	Frame int     `json:"frame"`
+	// Snapshot and Clip are the evidence files, when written.
+	Snapshot string `json:"snapshot,omitempty"`
+	Clip     string `json:"clip,omitempty"`
+}
+
+// CardRead is a card an alert is based on, and how sure its reading is.
+type CardRead struct {
+	Card       string  `json:"card"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Limit bounds a bet's wager.
+type Limit struct{ Min, Max float64 }
+
+// Config is what reconciliation needs to know of the table.
+type Config struct {
+	Table  string
+	Rules  game.Rules
+	Tables evaluator.PayTables
+	// Limits per bet; a bet without one is not checked.
+	Limits map[evaluator.Bet]Limit
+	// MinConfidence: an alert on cards read with less is for review.
+	MinConfidence float64
+	// FPS turns frames into video time.
+	FPS float64
+}
+
+// Reconciler judges rounds one after another. It keeps the Blazing 7's
+// meter, so it must see every round, in order. Not safe for concurrent
+// use.
+type Reconciler struct {
+	cfg   Config
+	meter *evaluator.Meter
+}
+
+// NewReconciler returns a reconciler that advances meter.
+func NewReconciler(cfg Config, meter *evaluator.Meter) *Reconciler {
+	if cfg.MinConfidence == 0 {
+		cfg.MinConfidence = 0.9
+	}
+	if cfg.FPS == 0 {
+		cfg.FPS = 25
+	}
+	return &Reconciler{cfg: cfg, meter: meter}
+}
+
+// Meter is the monitor's own progressive meter.
+func (rc *Reconciler) Meter() *evaluator.Meter { return rc.meter }
+
+// tolerance is how far apart two amounts of money may be and still agree:
+// half a cent.
+const tolerance = 0.005
+
+// Round judges every wager the controller entered for a round against the
+// cards the tracker rebuilt, and returns the outcomes and the alerts.
+// entries are the controller's events for this round, in order.
+func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]evaluator.Outcome, []Alert) {
+	g := r.Game()
+	var wagers []evaluator.Wager
+	type key struct {
+		seat int
+		bet  string
+	}
+	paid := map[key]float64{}
+	var paidOrder []key
+	awards := map[int][]controller.Event{}
+	var meterReading *controller.Event
+	for i, e := range entries {
+		switch e.Type {
+		case controller.Wager:
+			wagers = append(wagers, evaluator.Wager{Seat: e.Seat, Bet: evaluator.Bet(e.Bet), Amount: e.Amount})
+		case controller.Payout:
+			k := key{e.Seat, e.Bet}
+			if _, ok := paid[k]; !ok {
+				paidOrder = append(paidOrder, k)
+			}
+			paid[k] += e.Amount
+		case controller.ProgressiveAward:
+			awards[e.Seat] = append(awards[e.Seat], e)
+		case controller.Meter:
+			if e.Bet == string(evaluator.Blazing7s) {
+				meterReading = &entries[i]
+			}
+		}
+	}
+	var out []Alert
+	raise := func(a Alert, lowConf bool) {
+		a.Table, a.Round = rc.cfg.Table, r.ID
+		a.Frame, a.Time = r.EndFrame, float64(r.EndFrame)/rc.cfg.FPS
+		a.Severity = Mismatch
+		if lowConf || len(r.Doubts) > 0 || a.Kind == Unjudged {
+			a.Severity = Review
+		}
+		a.ID = fmt.Sprintf("%s:%s:%d:%s:%s", a.Table, a.Round, a.Seat, a.Bet, a.Kind)
+		out = append(out, a)
+	}
+
+	for _, w := range wagers {
+		if w.Bet == evaluator.Blazing7s {
+			rc.meter.Wager()
+		}
+	}
+	var outcomes []evaluator.Outcome
+	wagered := map[key]bool{}
+	for _, w := range wagers {
+		k := key{w.Seat, string(w.Bet)}
+		wagered[k] = true
+		if lim, ok := rc.cfg.Limits[w.Bet]; ok && (w.Amount < lim.Min-tolerance || w.Amount > lim.Max+tolerance) {
+			raise(Alert{Seat: w.Seat, Bet: string(w.Bet), Kind: OverLimit, Expected: lim.Max, Entered: w.Amount,
+				Detail: fmt.Sprintf("seat %d wagered $%.2f on %s; the limits are $%.2f to $%.2f", w.Seat, w.Amount, w.Bet, lim.Min, lim.Max)}, false)
+		}
+		o, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, rc.meter.Value())
+		if err != nil {
+			raise(Alert{Seat: w.Seat, Bet: string(w.Bet), Kind: Unjudged, Entered: paid[k],
+				Detail: fmt.Sprintf("seat %d %s: %v", w.Seat, w.Bet, err)}, true)
+			continue
+		}
+		if o.MeterShare > 0 {
+			rc.meter.Award(o.MeterShare)
+		}
+		outcomes = append(outcomes, o)
+		reads, low := rc.reads(r, o)
+		base := Alert{Seat: w.Seat, Bet: string(w.Bet), Result: o.Result, Cards: reads}
+		if w.Bet == evaluator.Blazing7s {
+			rc.blazing(o, paid[k], awards[w.Seat], base, low, raise)
+			delete(awards, w.Seat)
+			continue
+		}
+		rc.fixed(o, paid[k], base, low, raise)
+	}
+	for _, k := range paidOrder {
+		if !wagered[k] {
+			raise(Alert{Seat: k.seat, Bet: k.bet, Kind: PaidWithoutWager, Entered: paid[k],
+				Detail: fmt.Sprintf("$%.2f paid on %s at seat %d, where no %s wager was entered", paid[k], k.bet, k.seat, k.bet)}, false)
+		}
+	}
+	for seat, es := range awards { // awards at seats with no Blazing 7's wager
+		for _, e := range es {
+			raise(Alert{Seat: seat, Bet: string(evaluator.Blazing7s), Kind: PaidWithoutWager, Entered: e.Amount, EnteredAward: e.Award,
+				Detail: fmt.Sprintf("a %s progressive award of $%.2f at seat %d, which had no Blazing 7's wager", e.Award, e.Amount, seat)}, false)
+		}
+	}
+	if meterReading != nil && math.Abs(meterReading.Amount-rc.meter.Value()) > tolerance {
+		raise(Alert{Bet: string(evaluator.Blazing7s), Kind: MeterMismatch, Expected: rc.meter.Value(), Entered: meterReading.Amount,
+			Detail: fmt.Sprintf("the controller's Blazing 7's meter reads $%.2f; by the wagers and awards seen it should be $%.2f", meterReading.Amount, rc.meter.Value())}, false)
+		// Follow the controller from here, so one disagreement raises one
+		// alert rather than one every round.
+		rc.meter.Set(meterReading.Amount)
+	}
+	slices.SortStableFunc(out, func(a, b Alert) int { return a.Seat - b.Seat })
+	return outcomes, out
+}
+
+// fixed compares a fixed-odds outcome with the amount paid.
+func (rc *Reconciler) fixed(o evaluator.Outcome, entered float64, a Alert, low bool, raise func(Alert, bool)) {
+	a.Expected, a.Entered = o.Win, entered
+	switch {
+	case math.Abs(entered-o.Win) <= tolerance:
+		return
+	case o.Won() && entered == 0:
+		a.Kind = MissedPayout
+		a.Detail = fmt.Sprintf("seat %d %s: %s pays $%.2f, but nothing was paid", o.Seat, o.Bet, o.Result, o.Win)
+	case entered > o.Win:
+		a.Kind = Overpaid
+		a.Detail = fmt.Sprintf("seat %d %s: paid $%.2f, but %s pays $%.2f", o.Seat, o.Bet, entered, o.Result, o.Win)
+	default:
+		a.Kind = Underpaid
+		a.Detail = fmt.Sprintf("seat %d %s: paid $%.2f, but %s pays $%.2f", o.Seat, o.Bet, entered, o.Result, o.Win)
+	}
+	raise(a, low)
+}
+
+// blazing compares a Blazing 7's outcome with the payout and the
+// progressive awards entered at its seat.
+func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []controller.Event, a Alert, low bool, raise func(Alert, bool)) {
+	if o.Award == "" {
+		if len(awards) > 0 {
+			e := awards[0]
+			a.Kind, a.Expected, a.Entered, a.EnteredAward = WrongAward, o.Win, e.Amount, e.Award
+			a.Detail = fmt.Sprintf("seat %d Blazing 7's: a %s progressive award ($%.2f) was entered, but the hand is %s, which pays $%.2f", o.Seat, e.Award, e.Amount, o.Result, o.Win)
+			raise(a, low)
+			return
+		}
+		rc.fixed(o, paid, a, low, raise)
+		return
+	}
+	a.ExpectedAward, a.Expected = o.Award, o.Win
+	if len(awards) == 0 {
+		a.Kind, a.Entered = MissedPayout, paid
+		a.Detail = fmt.Sprintf("seat %d Blazing 7's: %s wins the %s award ($%.2f), but no award was entered", o.Seat, o.Result, o.Award, o.Win)
+		raise(a, low)
+		return
+	}
+	e := awards[0]
+	a.EnteredAward, a.Entered = e.Award, e.Amount
+	switch {
+	case e.Award != o.Award:
+		a.Kind = WrongAward
+		a.Detail = fmt.Sprintf("seat %d Blazing 7's: the %s award was entered, but %s wins the %s award", o.Seat, e.Award, o.Result, o.Award)
+	case e.Amount > o.Win+tolerance:
+		a.Kind = Overpaid
+		a.Detail = fmt.Sprintf("seat %d Blazing 7's: the %s award paid $%.2f; the meter gives $%.2f", o.Seat, o.Award, e.Amount, o.Win)
+	case e.Amount < o.Win-tolerance:
+		a.Kind = Underpaid
+		a.Detail = fmt.Sprintf("seat %d Blazing 7's: the %s award paid $%.2f; the meter gives $%.2f", o.Seat, o.Award, e.Amount, o.Win)
+	default:
+		return
+	}
+	raise(a, low)
+}
+
+// reads returns the cards an outcome was decided on with their
+// confidences, and whether any of them is below the bar.
+func (rc *Reconciler) reads(r tracker.Round, o evaluator.Outcome) ([]CardRead, bool) {
+	pool := map[cards.Card][]float64{}
+	add := func(cs []tracker.Card) {
+		for _, c := range cs {
+			pool[c.Card] = append(pool[c.Card], c.Confidence)
+		}
+	}
+	add(r.Dealer)
+	for _, s := range r.Seats {
+		if s.Seat == o.Seat {
+			for _, h := range s.Hands {
+				add(h.Cards)
+			}
+		}
+	}
+	var out []CardRead
+	low := false
+	for _, c := range o.Cards {
+		conf := 0.0
+		if cs := pool[c]; len(cs) > 0 {
+			conf = cs[0]
+			pool[c] = cs[1:]
+		}
+		text := "??" // a card the outcome needed but nobody read
+		if c.Valid() {
+			text = c.String()
+		}
+		out = append(out, CardRead{Card: text, Confidence: conf})
+		low = low || conf < rc.cfg.MinConfidence
+	}
+	return out, low
+}

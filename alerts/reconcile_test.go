@@ -1,0 +1,196 @@
+package alerts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"bjmonitor/cards"
+	"bjmonitor/controller"
+	"bjmonitor/evaluator"
+	"bjmonitor/game"
+	"bjmonitor/testvideos/script"
+	"bjmonitor/tracker"
+)
+
+// asRead turns a true round into the tracker's form, every card read with
+// confidence conf.
+func asRead(g game.Round, conf float64) tracker.Round {
+	r := tracker.Round{ID: g.ID, EndFrame: 100}
+	read := func(cs []cards.Card) []tracker.Card {
+		var out []tracker.Card
+		for _, c := range cs {
+			out = append(out, tracker.Card{Card: c, Text: c.String(), Confidence: conf})
+		}
+		return out
+	}
+	r.Dealer = read(g.Dealer.Cards)
+	for _, s := range g.Seats {
+		ts := tracker.Seat{Seat: s.Seat}
+		for _, h := range s.Hands {
+			ts.Hands = append(ts.Hands, tracker.Hand{Cards: read(h.Cards), SplitFrom: h.SplitFrom, Doubled: h.Doubled})
+		}
+		r.Seats = append(r.Seats, ts)
+	}
+	return r
+}
+
+// entriesOf returns the controller events of each round, by round id: those
+// from its game_start to its game_end.
+func entriesOf(s *script.Script) map[string][]controller.Event {
+	out := map[string][]controller.Event{}
+	cur := ""
+	for _, e := range s.Events {
+		if e.Type == controller.GameStart {
+			cur = e.Round
+		}
+		out[cur] = append(out[cur], e)
+	}
+	return out
+}
+
+func newReconciler(cfg script.Config) *Reconciler {
+	meter, _ := evaluator.NewMeter(cfg.MeterReset, cfg.MeterContribution, cfg.MeterStart)
+	return NewReconciler(Config{Table: "t1", Rules: cfg.Rules, Tables: cfg.Tables, FPS: cfg.FPS}, meter)
+}
+
+// Every injected error raises exactly one alert of its kind, and nothing
+// else raises any.
+func TestEveryInjectedErrorCaught(t *testing.T) {
+	for _, rate := range []float64{0, 0.05, 0.5} {
+		t.Run(fmt.Sprintf("error rate %v", rate), func(t *testing.T) {
+			cfg := script.DefaultConfig()
+			cfg.Rounds, cfg.ErrorRate, cfg.Seed, cfg.SideBetRate = 300, rate, 21, 0.9
+			s, err := script.Write(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := newReconciler(cfg)
+			entries := entriesOf(s)
+			want := map[string]int{}
+			for _, in := range s.Injected {
+				want[fmt.Sprintf("%s:%d:%s:%s", in.Round, in.Seat, in.Bet, in.Kind)]++
+			}
+			got := map[string]int{}
+			kinds := map[string]int{}
+			for _, r := range s.Rounds {
+				outcomes, found := rec.Round(asRead(r.Round, 1), entries[r.ID])
+				if len(outcomes) != len(r.Outcomes) {
+					t.Fatalf("round %s: %d outcomes, truth has %d", r.ID, len(outcomes), len(r.Outcomes))
+				}
+				for _, a := range found {
+					got[fmt.Sprintf("%s:%d:%s:%s", a.Round, a.Seat, a.Bet, a.Kind)]++
+					kinds[a.Kind]++
+					if a.Severity != Mismatch {
+						t.Errorf("alert %s on cards read with certainty has severity %s", a.ID, a.Severity)
+					}
+				}
+			}
+			for k, n := range want {
+				if got[k] != n {
+					t.Errorf("injected %s: %d alerts", k, got[k])
+				}
+			}
+			for k, n := range got {
+				if want[k] != n {
+					t.Errorf("false alert %s (%d)", k, n)
+				}
+			}
+			t.Logf("%d injected errors over %d rounds, %d alerts by kind %v", len(s.Injected), len(s.Rounds), len(got), kinds)
+		})
+	}
+}
+
+func TestAlertCases(t *testing.T) {
+	rules := game.DefaultRules()
+	round := func(dealer string, hands ...string) tracker.Round {
+		g := game.Round{ID: "7"}
+		g.Dealer.Cards, _ = cards.ParseList(dealer)
+		s := game.Seat{Seat: 3}
+		for _, h := range hands {
+			cs, _ := cards.ParseList(h)
+			s.Hands = append(s.Hands, game.Hand{Cards: cs, SplitFrom: -1})
+		}
+		g.Seats = []game.Seat{s}
+		return asRead(g, 0.99)
+	}
+	ev := func(typ, bet string, seat int, amount float64, award string) controller.Event {
+		return controller.Event{Type: typ, Round: "7", Seat: seat, Bet: bet, Amount: amount, Award: award}
+	}
+	tests := []struct {
+		name    string
+		round   tracker.Round
+		entries []controller.Event
+		kinds   []string
+		detail  string
+	}{
+		{"21+3 flush paid right", round("2H 9C", "9H KH"),
+			[]controller.Event{ev("wager", "21+3", 3, 5, ""), ev("payout", "21+3", 3, 45, "")}, nil, ""},
+		{"21+3 flush not paid", round("2H 9C", "9H KH"),
+			[]controller.Event{ev("wager", "21+3", 3, 5, "")}, []string{MissedPayout}, "nothing was paid"},
+		{"21+3 loser paid", round("2D 9C", "9H KH"),
+			[]controller.Event{ev("wager", "21+3", 3, 5, ""), ev("payout", "21+3", 3, 45, "")}, []string{Overpaid}, "paid $45.00"},
+		{"the design's example: three mixed 7s given the 10% award", round("TH", "7S 7C 7H"),
+			[]controller.Event{ev("wager", "blazing7s", 3, 1, ""), ev("progressive_award", "", 3, 100.15, "10%")}, []string{WrongAward}, "pays $200.00"},
+		{"same-suit 7s given 10%", round("TH", "7S 7S 7S"),
+			[]controller.Event{ev("wager", "blazing7s", 3, 1, ""), ev("progressive_award", "", 3, 100.02, "10%")}, []string{WrongAward}, "100% award"},
+		{"same-colour 7s given the right award", round("TH", "7S 7C 7C"),
+			[]controller.Event{ev("wager", "blazing7s", 3, 1, ""), ev("progressive_award", "", 3, 100.02, "10%")}, nil, ""},
+		{"award short by a dollar", round("TH", "7S 7C 7C"),
+			[]controller.Event{ev("wager", "blazing7s", 3, 1, ""), ev("progressive_award", "", 3, 99.02, "10%")}, []string{Underpaid}, "meter gives"},
+		{"payout on a bet nobody placed", round("TH", "7S 9C"),
+			[]controller.Event{ev("payout", "21+3", 3, 10, "")}, []string{PaidWithoutWager}, "no 21+3 wager"},
+		{"award with no wager", round("TH", "7S 9C"),
+			[]controller.Event{ev("progressive_award", "", 3, 100, "10%")}, []string{PaidWithoutWager}, "no Blazing 7's wager"},
+		{"meter off", round("TH", "9S 9C"),
+			[]controller.Event{ev("wager", "blazing7s", 3, 1, ""), {Type: "meter", Bet: "blazing7s", Amount: 1500}}, []string{MeterMismatch}, "$1500.00"},
+		{"wager over the limit", round("2D 9C", "9H KH"),
+			[]controller.Event{ev("wager", "21+3", 3, 500, "")}, []string{OverLimit}, "limits"},
+		{"wager at a seat with no cards", round("2D 9C"),
+			[]controller.Event{ev("wager", "21+3", 5, 5, "")}, []string{Unjudged}, "no cards"},
+		{"push 22 paid short", round("TH 6C 6D", "TS 9D"),
+			[]controller.Event{ev("wager", "push22", 3, 5, ""), ev("payout", "push22", 3, 50, "")}, []string{Underpaid}, "paid $50.00"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+			rec := NewReconciler(Config{Table: "t1", Rules: rules, Tables: evaluator.DefaultPayTables(),
+				Limits: map[evaluator.Bet]Limit{evaluator.TwentyOnePlusThree: {Min: 1, Max: 100}}}, meter)
+			_, found := rec.Round(tt.round, tt.entries)
+			var kinds []string
+			for _, a := range found {
+				kinds = append(kinds, a.Kind)
+				if !strings.Contains(a.Detail, tt.detail) {
+					t.Errorf("alert detail %q does not say %q", a.Detail, tt.detail)
+				}
+				if a.ID == "" || a.Table != "t1" || a.Round != "7" {
+					t.Errorf("alert %+v lacks its id, table or round", a)
+				}
+			}
+			if !slices.Equal(kinds, tt.kinds) {
+				t.Errorf("alerts %v, want %v", kinds, tt.kinds)
+			}
+		})
+	}
+}
+
+func TestLowConfidenceIsReview(t *testing.T) {
+	g := game.Round{ID: "9", Dealer: game.Dealer{Cards: []cards.Card{cards.MustParse("2H")}},
+		Seats: []game.Seat{{Seat: 1, Hands: []game.Hand{{Cards: []cards.Card{cards.MustParse("9H"), cards.MustParse("KH")}, SplitFrom: -1}}}}}
+	entries := []controller.Event{{Type: "wager", Round: "9", Seat: 1, Bet: "21+3", Amount: 5}}
+	for _, tt := range []struct {
+		conf float64
+		want string
+	}{{0.99, Mismatch}, {0.5, Review}} {
+		meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+		rec := NewReconciler(Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()}, meter)
+		_, found := rec.Round(asRead(g, tt.conf), entries)
+		if len(found) != 1 || found[0].Severity != tt.want {
+			t.Errorf("confidence %v: alerts %+v, want one of severity %s", tt.conf, found, tt.want)
+		}
+		if len(found) == 1 && (len(found[0].Cards) != 3 || found[0].Cards[0].Confidence != tt.conf) {
+			t.Errorf("alert cards %+v, want the three 21+3 cards with their confidence", found[0].Cards)
+		}
+	}
+}
