@@ -1,0 +1,95 @@
+package vision
+
+import (
+	"image"
+	"math"
+)
+
+// corner is a convex corner of a card outline in a rectified zone image:
+// the corner point and the unit directions of its two edges, leaving the
+// corner along the outline, ordered so that U×V > 0 (the card's own
+// top-left index corner, seen the usual way up, has U along the top edge
+// and V down the left edge).
+type corner struct {
+	P    point2
+	U, V point2
+}
+
+type point2 struct{ X, Y float64 }
+
+func (p point2) sub(q point2) point2    { return point2{p.X - q.X, p.Y - q.Y} }
+func (p point2) add(q point2) point2    { return point2{p.X + q.X, p.Y + q.Y} }
+func (p point2) scale(k float64) point2 { return point2{p.X * k, p.Y * k} }
+func (p point2) len() float64           { return math.Hypot(p.X, p.Y) }
+func (p point2) unit() point2           { return p.scale(1 / p.len()) }
+func cross(a, b point2) float64         { return a.X*b.Y - a.Y*b.X }
+func dot(a, b point2) float64           { return a.X*b.X + a.Y*b.Y }
+func toPoint2(p image.Point) point2     { return point2{float64(p.X), float64(p.Y)} }
+
+// findCorners returns the card-like corners of a closed outline (a polygon
+// approximation of a blob's contour, in pixels): where two straight edges
+// of at least minEdge pixels meet at 90°±maxTurn degrees, turning the
+// outline's convex way, with at most maxGap pixels of rounding (short
+// edges) between them. The corner is where the two edges' lines cross, so
+// a card's rounded corner gives the point its straight edges aim at.
+func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corner {
+	n := len(poly)
+	if n < 3 {
+		return nil
+	}
+	// The outline's orientation decides which turns are convex.
+	area := 0.0
+	for i := range poly {
+		a, b := poly[i], poly[(i+1)%n]
+		area += float64(a.X*b.Y - b.X*a.Y)
+	}
+	orient := 1.0
+	if area < 0 {
+		orient = -1
+	}
+	type edge struct {
+		a, b point2
+		i    int
+	}
+	var long []edge
+	for i := range poly {
+		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%n])
+		if b.sub(a).len() >= minEdge {
+			long = append(long, edge{a, b, i})
+		}
+	}
+	var out []corner
+	cosMax := math.Cos((90 - maxTurnDeg) * math.Pi / 180)
+	for k := range long {
+		e1, e2 := long[k], long[(k+1)%len(long)]
+		if len(long) == 1 {
+			break
+		}
+		// The gap between them: the short edges skipped, as path length.
+		gap := 0.0
+		for j := (e1.i + 1) % n; j != e2.i; j = (j + 1) % n {
+			gap += toPoint2(poly[(j+1)%n]).sub(toPoint2(poly[j])).len()
+		}
+		if gap > maxGap {
+			continue
+		}
+		d1, d2 := e1.b.sub(e1.a).unit(), e2.b.sub(e2.a).unit()
+		if math.Abs(dot(d1, d2)) > cosMax {
+			continue // not near a right angle
+		}
+		if cross(d1, d2)*orient <= 0 {
+			continue // concave: the inner corner of a fan's staircase
+		}
+		den := cross(d1, d2)
+		t := cross(e2.a.sub(e1.a), d2) / den
+		p := e1.a.add(d1.scale(t))
+		// Leaving the corner: back along the first edge, on along the
+		// second.
+		u, v := d1.scale(-1), d2
+		if cross(u, v) < 0 {
+			u, v = v, u
+		}
+		out = append(out, corner{P: p, U: u, V: v})
+	}
+	return out
+}

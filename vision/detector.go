@@ -1,0 +1,264 @@
+package vision
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/vision/classify"
+)
+
+// Reader reads card corner crops; *classify.Classifier is one.
+type Reader interface {
+	Classify(crops []gocv.Mat) ([]classify.Result, error)
+}
+
+// Options tune the detector. DefaultOptions suits 1080p and 4K footage
+// with the card area at 1.5 px/mm or more.
+type Options struct {
+	// PxPerMM is the resolution each zone is rectified to for finding
+	// card outlines; indices are cut from the full frame.
+	PxPerMM float64
+	// MarginMM widens each zone, so that a card on a zone's border lies
+	// whole inside at least one.
+	MarginMM float64
+	// ChangeLevel is the grey-level change, on an eighth-size picture,
+	// that marks a zone as changed; sensor noise averages out well below.
+	ChangeLevel float64
+	// CoveredConfidence caps the confidence of a reading when the dealer's
+	// hand is close to it: a partly covered card is never read confidently.
+	CoveredConfidence float64
+}
+
+// DefaultOptions returns the options the monitor runs with.
+func DefaultOptions() Options {
+	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4}
+}
+
+// Card dimensions in mm.
+const (
+	cardW = 63.0
+	cardH = 88.0
+)
+
+// Detector finds and reads the cards in frames of one camera. It owns its
+// Mats and its Cropper; the Reader stays the caller's. Call Close when
+// done. Not safe for concurrent use: one Detector per goroutine.
+type Detector struct {
+	cal     *calibration.Calibration
+	reader  Reader
+	opts    Options
+	cropper *classify.Cropper
+	zones   []*zone
+	small   gocv.Mat
+	smallG  gocv.Mat
+	diff    gocv.Mat
+	crops   []gocv.Mat
+	kernel  gocv.Mat
+	width   int
+	height  int
+	// Stats for the benchmark and the monitor's metrics.
+	ZonesDetected, FramesSeen int
+}
+
+// zone is one area of the table watched on its own: rectified, compared
+// with how it looked when last read, and read again only when changed.
+type zone struct {
+	x0, y0     float64 // table mm of the rectified image's origin
+	mapX, mapY gocv.Mat
+	small      image.Rectangle // its footprint in the eighth-size picture
+	ref        gocv.Mat        // that footprint when last read
+	rect, hsv  gocv.Mat
+	mask, skin gocv.Mat
+	obs        []Observation
+	busy       bool
+	read       bool
+}
+
+// NewDetector prepares a detector for the calibrated camera: it builds
+// each zone's rectification maps once.
+func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*Detector, error) {
+	if cal == nil || reader == nil {
+		return nil, errors.New("vision: NewDetector needs a calibration and a reader")
+	}
+	if !(opts.PxPerMM >= 0.5 && opts.PxPerMM <= 8) {
+		return nil, fmt.Errorf("vision: PxPerMM %v: want 0.5 to 8", opts.PxPerMM)
+	}
+	t := cal.Table
+	d := &Detector{
+		cal: cal, reader: reader, opts: opts, cropper: classify.NewCropper(),
+		small: gocv.NewMat(), smallG: gocv.NewMat(), diff: gocv.NewMat(),
+		kernel: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3)),
+		width:  t.ImageWidth, height: t.ImageHeight,
+	}
+	sw, sh := (d.width+7)/8, (d.height+7)/8
+	polys := [][]calibration.Point{t.Dealer.Polygon}
+	for _, z := range t.Seats {
+		polys = append(polys, z.Polygon)
+	}
+	for _, poly := range polys {
+		z, err := d.newZone(poly, sw, sh)
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		if z != nil {
+			d.zones = append(d.zones, z)
+		}
+	}
+	if len(d.zones) == 0 {
+		d.Close()
+		return nil, errors.New("vision: no zone of the table file is in the camera's picture")
+	}
+	return d, nil
+}
+
+func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range poly {
+		minX, minY = math.Min(minX, p.X), math.Min(minY, p.Y)
+		maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
+	}
+	m := d.opts.MarginMM
+	minX, minY, maxX, maxY = minX-m, minY-m, maxX+m, maxY+m
+	r := d.opts.PxPerMM
+	w, h := int(math.Ceil((maxX-minX)*r)), int(math.Ceil((maxY-minY)*r))
+	if w < 16 || h < 16 || w*h > 16<<20 {
+		return nil, fmt.Errorf("vision: a zone of %.0f×%.0f mm cannot be watched", maxX-minX, maxY-minY)
+	}
+	z := &zone{x0: minX, y0: minY}
+	z.mapX = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
+	z.mapY = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
+	bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	inside := 0
+	for row := 0; row < h; row++ {
+		for col := 0; col < w; col++ {
+			x, y := d.cal.ToImage(calibration.Point{X: minX + (float64(col)+0.5)/r, Y: minY + (float64(row)+0.5)/r})
+			z.mapX.SetFloatAt(row, col, float32(x))
+			z.mapY.SetFloatAt(row, col, float32(y))
+			if x >= 0 && y >= 0 && x < float64(d.width) && y < float64(d.height) {
+				inside++
+				bx0, by0 = math.Min(bx0, x), math.Min(by0, y)
+				bx1, by1 = math.Max(bx1, x), math.Max(by1, y)
+			}
+		}
+	}
+	if inside < w*h/10 {
+		z.close()
+		return nil, nil // mostly outside the picture
+	}
+	z.small = image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh))
+	z.ref, z.rect, z.hsv, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	return z, nil
+}
+
+func (z *zone) close() {
+	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.ref, &z.rect, &z.hsv, &z.mask, &z.skin} {
+		if m.Ptr() != nil {
+			m.Close()
+			*m = gocv.Mat{}
+		}
+	}
+}
+
+// Close releases every Mat the detector holds. Safe to call twice.
+func (d *Detector) Close() error {
+	for _, z := range d.zones {
+		z.close()
+	}
+	d.zones = nil
+	for _, m := range append([]*gocv.Mat{&d.small, &d.smallG, &d.diff, &d.kernel}, matPtrs(d.crops)...) {
+		if m.Ptr() != nil {
+			m.Close()
+			*m = gocv.Mat{}
+		}
+	}
+	d.crops = nil
+	if d.cropper != nil {
+		d.cropper.Close()
+		d.cropper = nil
+	}
+	return nil
+}
+
+func matPtrs(ms []gocv.Mat) []*gocv.Mat {
+	out := make([]*gocv.Mat, len(ms))
+	for i := range ms {
+		out[i] = &ms[i]
+	}
+	return out
+}
+
+// Detect reads one frame (8-bit BGR, the camera's size). Zones that have
+// not changed since they were last read keep their observations.
+func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
+	if d.cropper == nil {
+		return Frame{}, errors.New("vision: Detect on a closed Detector")
+	}
+	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 || frame.Cols() != d.width || frame.Rows() != d.height {
+		return Frame{}, fmt.Errorf("vision: frame %d is %dx%d type %v; want %dx%d BGR as calibrated", index, frame.Cols(), frame.Rows(), frame.Type(), d.width, d.height)
+	}
+	d.FramesSeen++
+	gocv.Resize(frame, &d.small, image.Pt((d.width+7)/8, (d.height+7)/8), 0, 0, gocv.InterpolationArea)
+	gocv.CvtColor(d.small, &d.smallG, gocv.ColorBGRToGray)
+	out := Frame{Index: index, Time: t}
+	for _, z := range d.zones {
+		cur := d.smallG.Region(z.small)
+		changed := !z.read || d.changed(cur, z.ref)
+		if changed {
+			cur.CopyTo(&z.ref)
+		}
+		cur.Close()
+		if changed {
+			if err := d.detectZone(frame, z); err != nil {
+				return Frame{}, err
+			}
+			z.read = true
+			d.ZonesDetected++
+		}
+		out.Busy = out.Busy || z.busy
+	}
+	out.Cards = d.merge()
+	return out, nil
+}
+
+// changed reports whether a zone's footprint differs from its reference.
+func (d *Detector) changed(cur, ref gocv.Mat) bool {
+	if ref.Empty() || ref.Rows() != cur.Rows() || ref.Cols() != cur.Cols() {
+		return true
+	}
+	gocv.AbsDiff(cur, ref, &d.diff)
+	_, maxVal, _, _ := gocv.MinMaxLoc(d.diff)
+	return float64(maxVal) >= d.opts.ChangeLevel
+}
+
+// merge collects the zones' observations, dropping the second sighting of
+// a card seen in two overlapping zones.
+func (d *Detector) merge() []Observation {
+	var out []Observation
+	for _, z := range d.zones {
+		for _, o := range z.obs {
+			dup := false
+			for i, p := range out {
+				if p.Card == o.Card && p.FaceDown == o.FaceDown && Dist(p.Center, o.Center) < 12 {
+					dup = true
+					if o.Confidence > p.Confidence {
+						out[i] = o
+					}
+					break
+				}
+			}
+			if !dup {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+var black = color.RGBA{}
