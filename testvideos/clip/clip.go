@@ -15,6 +15,7 @@ import (
 	"bjmonitor/testvideos/cardart"
 	"bjmonitor/testvideos/scene"
 	"bjmonitor/testvideos/script"
+	"bjmonitor/video"
 )
 
 // Options describe one clip.
@@ -26,7 +27,7 @@ type Options struct {
 	Scene     scene.Config
 	// Art supplies the card faces; the caller owns it.
 	Art *cardart.Art
-	// CRF is the H.264 quality (scene.CRF when 0).
+	// CRF is the H.264 quality (video.DefaultCRF when 0).
 	CRF int
 	// Progress, when set, is called after each frame.
 	Progress func(done, total int)
@@ -98,9 +99,9 @@ func Generate(opts Options) (*Truth, error) {
 	size := sc.Size()
 	crf := opts.CRF
 	if crf == 0 {
-		crf = scene.CRF
+		crf = video.DefaultCRF
 	}
-	video, err := scene.CreateVideoCRF(base+".mp4", opts.Script.FPS, size.X, size.Y, crf)
+	out, err := video.Create(base+".mp4", opts.Script.FPS, size.X, size.Y, crf)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func Generate(opts Options) (*Truth, error) {
 			placed = append(placed, Placed(layout, p, opts.Scene.Deck))
 		}
 		if err := sc.SetCards(placed); err != nil {
-			video.Close()
+			out.Close()
 			return nil, fmt.Errorf("clip: frame %d: %w", f, err)
 		}
 		if arm, ok := s.ArmAt(f); ok {
@@ -123,25 +124,25 @@ func Generate(opts Options) (*Truth, error) {
 			sc.SetOccluders(nil)
 		}
 		if err := sc.Render(&frame, f); err != nil {
-			video.Close()
+			out.Close()
 			return nil, fmt.Errorf("clip: frame %d: %w", f, err)
 		}
-		if err := video.Write(frame); err != nil {
-			video.Close()
+		if err := out.Write(frame); err != nil {
+			out.Close()
 			return nil, fmt.Errorf("clip: writing frame %d: %w", f, err)
 		}
 		if opts.Progress != nil {
 			opts.Progress(f+1, s.Frames)
 		}
 	}
-	if err := video.Close(); err != nil {
+	if err := out.Close(); err != nil {
 		return nil, fmt.Errorf("clip: finishing %s.mp4: %w", base, err)
 	}
 
 	r := opts.Script.Rules
 	truth := &Truth{
 		Version: 1, Clip: opts.Name, Seed: opts.Script.Seed, FPS: s.FPS, Frames: s.Frames,
-		Width: size.X, Height: size.Y, Deck: opts.Scene.Deck, Codec: video.Codec,
+		Width: size.X, Height: size.Y, Deck: opts.Scene.Deck, Codec: out.Codec,
 		Rules:  rules{Variant: r.Variant, Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard},
 		Rounds: s.Rounds, Injected: s.Injected,
 	}

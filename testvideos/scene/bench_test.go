@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/video"
 )
 
 // BenchmarkRender measures typical dealing frames: the dealer's arm moves
@@ -31,15 +33,15 @@ func BenchmarkRenderEncode(b *testing.B) {
 	benchFrames(b, 1920, 1080, filepath.Join(b.TempDir(), "bench.mp4"))
 }
 
-func benchFrames(b *testing.B, w, h int, video string) {
+func benchFrames(b *testing.B, w, h int, videoPath string) {
 	cfg := DefaultConfig()
 	cfg.Camera.Width, cfg.Camera.Height = w, h
 	s := newScene(b, cfg, 1)
 	placed, occ := fullTable(s.Layout(), rand.New(rand.NewPCG(1, 2)))
-	var v *Video
-	if video != "" {
+	var v *video.Writer
+	if videoPath != "" {
 		var err error
-		if v, err = CreateVideo(video, 25, w, h); err != nil {
+		if v, err = video.Create(videoPath, 25, w, h, video.DefaultCRF); err != nil {
 			b.Fatal(err)
 		}
 		defer v.Close()

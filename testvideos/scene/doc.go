@@ -39,7 +39,7 @@
 //	}
 //	if err := s.SetCards(placed); err != nil { ... }
 //	quad := s.ImageQuad(placed[0]) // ground truth, in distorted image pixels
-//	v, _ := scene.CreateVideo("clip.mp4", 25, 1920, 1080)
+//	v, _ := video.Create("clip.mp4", 25, 1920, 1080, video.DefaultCRF)
 //	defer v.Close()
 //	frame := gocv.NewMat() // one buffer, reused for every frame
 //	defer frame.Close()

@@ -14,6 +14,8 @@ import (
 	"bjmonitor/testvideos/cardart"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/video"
 )
 
 // testArt is shared by every test: rendering a deck takes a second, and
@@ -422,7 +424,7 @@ func TestCalibrationFile(t *testing.T) {
 func TestVideo(t *testing.T) {
 	s := newScene(t, smallConfig(320, 180), 2)
 	path := filepath.Join(t.TempDir(), "clip.mp4")
-	v, err := CreateVideo(path, 25, 320, 180)
+	v, err := video.Create(path, 25, 320, 180, video.DefaultCRF)
 	if err != nil {
 		t.Fatal(err)
 	}

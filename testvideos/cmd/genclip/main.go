@@ -19,6 +19,7 @@ import (
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/testvideos/scene"
 	"bjmonitor/testvideos/script"
+	"bjmonitor/video"
 )
 
 func main() {
@@ -54,7 +55,7 @@ func run(args []string) error {
 	fs.Float64Var(&view.NoiseSigma, "noise", view.NoiseSigma, "sensor noise, grey levels")
 	fs.Float64Var(&view.LightUnevenness, "uneven-light", view.LightUnevenness, "unevenness of the light, 0-1")
 	felt := fs.String("felt", "green", "green or blue")
-	crf := fs.Int("crf", scene.CRF, "H.264 quality: lower is better and larger")
+	crf := fs.Int("crf", video.DefaultCRF, "H.264 quality: lower is better and larger")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
