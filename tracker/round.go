@@ -142,10 +142,32 @@ func (r Round) LowConfidence(seat int, min float64) bool {
 func (t *Tracker) close(frame int, why string) Round {
 	rs := t.round
 	t.round = nil
+	r := t.build(rs, frame, why)
+	for _, tr := range t.tracks {
+		if tr.confirmed || tr.seat >= 0 {
+			tr.stale = true
+		}
+	}
+	t.tracks = slices.DeleteFunc(t.tracks, func(tr *track) bool { return tr.gone })
+	return r
+}
+
+// Snapshot returns the open round as it stands, for display; the round
+// goes on.
+func (t *Tracker) Snapshot() (Round, bool) {
+	if t.round == nil {
+		return Round{}, false
+	}
+	return t.build(t.round, t.frame, ""), true
+}
+
+// build turns a round's state into a Round, checked against the rules.
+func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	// Cards are counted once still, which a covered card may be later
 	// than the next one dealt; the order they were first seen in is the
 	// order they were dealt.
 	byFirstSeen := func(a, b *track) int { return a.firstSeen - b.firstSeen }
+	rs.order = slices.Clone(rs.order)
 	slices.SortStableFunc(rs.order, byFirstSeen)
 	slices.SortStableFunc(rs.dealer, byFirstSeen)
 	for _, s := range rs.seats {
@@ -171,7 +193,7 @@ func (t *Tracker) close(frame int, why string) Round {
 		}
 		return c
 	}
-	r := Round{ID: rs.id, StartFrame: rs.start, EndFrame: frame, Doubts: rs.doubts}
+	r := Round{ID: rs.id, StartFrame: rs.start, EndFrame: frame, Doubts: slices.Clone(rs.doubts)}
 	if why != "" {
 		r.Doubts = append(r.Doubts, why)
 	}
@@ -189,12 +211,6 @@ func (t *Tracker) close(frame int, why string) Round {
 		}
 		r.Seats = append(r.Seats, out)
 	}
-	for _, tr := range t.tracks {
-		if tr.confirmed || tr.seat >= 0 {
-			tr.stale = true
-		}
-	}
-	t.tracks = slices.DeleteFunc(t.tracks, func(tr *track) bool { return tr.gone })
 	t.settle(&r)
 	return r
 }

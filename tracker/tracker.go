@@ -32,20 +32,28 @@ type Config struct {
 	SplitFrames int
 	// MinConfidence: a card read with less is low confidence.
 	MinConfidence float64
+	// CountConfidence: a face-up card counts only once its reading is this
+	// sure; what the model cannot read at all (chips, printing, a sleeve)
+	// never becomes a card.
+	CountConfidence float64
+	// Controlled: the controller's game_start and game_end mark rounds
+	// from the start, so a cleared table ends nothing.
+	Controlled bool
 }
 
 // DefaultConfig returns a configuration for video at fps frames a second.
 func DefaultConfig(fps float64) Config {
 	f := func(s float64) int { return max(1, int(math.Round(s*fps))) }
 	return Config{
-		StableFrames:  f(0.2),
-		MatchMM:       12, // well under the 22 mm between cards of a hand
-		StillMM:       4,
-		LostFrames:    f(1.0),
-		ClearFrames:   f(1.5),
-		HandMM:        50,
-		SplitFrames:   f(1.5),
-		MinConfidence: 0.9,
+		StableFrames:    f(0.2),
+		MatchMM:         12, // well under the 22 mm between cards of a hand
+		StillMM:         4,
+		LostFrames:      f(1.0),
+		ClearFrames:     f(1.5),
+		HandMM:          50,
+		SplitFrames:     f(1.5),
+		MinConfidence:   0.9,
+		CountConfidence: 0.5,
 	}
 }
 
@@ -93,7 +101,7 @@ type track struct {
 
 // New returns a tracker for a table.
 func New(cfg Config, table *calibration.Table, rules game.Rules) *Tracker {
-	return &Tracker{cfg: cfg, table: table, rules: rules}
+	return &Tracker{cfg: cfg, table: table, rules: rules, controlled: cfg.Controlled, emptySince: -1}
 }
 
 // StartRound opens round id, as the controller's game_start says. A round
@@ -140,7 +148,7 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	t.match(f)
 	var out []Round
 	for _, tr := range t.tracks {
-		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index {
+		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
 			t.confirm(tr, f.Index)
 		}
 		if tr.confirmed && !tr.gone && f.Index-tr.lastSeen > t.cfg.LostFrames {
@@ -243,6 +251,16 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 		tr.votes[o.Card] += o.Confidence
 		tr.reads++
 	}
+}
+
+// readable reports whether a track is a card worth counting: face down,
+// or read with enough confidence.
+func (t *Tracker) readable(tr *track) bool {
+	if tr.downs > tr.reads {
+		return true
+	}
+	_, conf := tr.identity()
+	return conf >= t.cfg.CountConfidence
 }
 
 // identity returns the card most reads agreed on and how sure they are:

@@ -21,6 +21,16 @@ import (
 type Config struct {
 	Table    TableConfig    `mapstructure:"table"`
 	SideBets SideBetsConfig `mapstructure:"side_bets"`
+	Vision   VisionConfig   `mapstructure:"vision"`
+}
+
+// VisionConfig is how cards are read.
+type VisionConfig struct {
+	// Model is the card index model (ONNX, with its .json metadata beside
+	// it). A relative path is taken from the working folder.
+	Model string `mapstructure:"model"`
+	// MinConfidence: an alert on cards read with less is for review.
+	MinConfidence float64 `mapstructure:"min_confidence"`
 }
 
 // TableConfig is the table's game and dealing rules.
@@ -30,6 +40,8 @@ type TableConfig struct {
 	Decks     int    `mapstructure:"decks"`
 	HitSoft17 bool   `mapstructure:"hit_soft_17"`
 	HoleCard  bool   `mapstructure:"hole_card"`
+	// MaxBet is the table maximum; a 21+3 wager may be at most 10% of it.
+	MaxBet float64 `mapstructure:"max_bet"`
 	// Calibration is the table file: where the reference marks and the
 	// zones are on the felt (see package calibration). A relative path is
 	// taken from the configuration file's folder.
@@ -72,6 +84,9 @@ type Blazing7sConfig struct {
 type MeterConfig struct {
 	Reset        float64 `mapstructure:"reset"`
 	Contribution float64 `mapstructure:"contribution"`
+	// Start is the meter when the monitor starts; below the reset (0, the
+	// default) it starts at the reset.
+	Start float64 `mapstructure:"start"`
 }
 
 // Push22Config is the Push 22 pay table.
@@ -90,7 +105,8 @@ func DefaultConfig() Config {
 	r := game.DefaultRules()
 	b7 := evaluator.DefaultBlazing7s
 	return Config{
-		Table: TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard},
+		Table:  TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
+		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", MinConfidence: 0.9},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
 			Blazing7s: Blazing7sConfig{
@@ -152,6 +168,18 @@ func (c Config) Validate() error {
 	if t.Decks < 1 || t.Decks > 8 {
 		return &ConfigError{"table.decks", t.Decks, "want 1 to 8"}
 	}
+	if !(t.MaxBet >= 10 && t.MaxBet <= 1e7) {
+		return &ConfigError{"table.max_bet", t.MaxBet, "want the table maximum, at least $10 (21+3 takes from $1 to 10% of it)"}
+	}
+	if t.ID == "" || strings.ContainsAny(t.ID, "/#+ ") {
+		return &ConfigError{"table.id", t.ID, "want a name without spaces, /, # or +: it goes in MQTT topics"}
+	}
+	if c.Vision.Model == "" {
+		return &ConfigError{"vision.model", `""`, "set it to the card index model (models/cardindex/cardindex.onnx)"}
+	}
+	if !(c.Vision.MinConfidence > 0 && c.Vision.MinConfidence < 1) {
+		return &ConfigError{"vision.min_confidence", c.Vision.MinConfidence, "want a probability between 0 and 1"}
+	}
 	s := c.SideBets
 	switch s.TwentyOnePlusThree.Paytable {
 	case "classic", "xtreme", "custom":
@@ -164,6 +192,9 @@ func (c Config) Validate() error {
 	m := s.Blazing7s.Meter
 	if !(m.Reset >= 1000 && m.Reset <= 1e8) {
 		return &ConfigError{"side_bets.blazing7s.meter.reset", m.Reset, "want at least 1000 (the regulator's minimum reset)"}
+	}
+	if !(m.Start >= 0 && m.Start <= 1e8) {
+		return &ConfigError{"side_bets.blazing7s.meter.start", m.Start, "want the meter's amount, or 0 to start at the reset"}
 	}
 	if !(m.Contribution >= 0 && m.Contribution < 1) {
 		return &ConfigError{"side_bets.blazing7s.meter.contribution", m.Contribution, "want a share of the $1 wager, from 0 up to 1"}

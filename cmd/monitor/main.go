@@ -6,6 +6,7 @@
 //
 //	monitor par [--decks N] [--config FILE] [--json]   print the PAR sheet of the pay tables
 //	monitor calibrate --frame IMG --config FILE --out overlay.png   check the camera's calibration
+//	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
 package main
@@ -86,6 +87,11 @@ Usage:
       video's first frame), solve the calibration, and draw the marks and
       the seat and dealer zones over the frame for an installer to check.
 
+  monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]
+      Run the whole pipeline on a recorded video and the controller's log:
+      read every card, rebuild every round, evaluate every side bet and
+      print an alert for each wrong dealer entry.
+
 Configuration comes from --config FILE (YAML), then MONITOR_* environment
 variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
 config.example.yaml for every key and its default.
@@ -102,6 +108,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.runPar(ctx, args[1:])
 	case "calibrate":
 		return m.runCalibrate(ctx, args[1:])
+	case "replay":
+		return m.runReplay(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return nil

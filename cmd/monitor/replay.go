@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+	"gocv.io/x/gocv"
+
+	"bjmonitor/alerts"
+	"bjmonitor/calibration"
+	"bjmonitor/controller"
+	"bjmonitor/evaluator"
+	"bjmonitor/tracker"
+	"bjmonitor/vision"
+	"bjmonitor/vision/classify"
+)
+
+// runReplay runs the whole pipeline on a recorded video: calibration,
+// vision, tracker, evaluator and reconciliation with the controller log.
+func (m *Main) runReplay(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	events := fs.String("events", "", "the table controller's log (JSON lines)")
+	configPath := fs.String("config", "", "configuration file (YAML)")
+	out := fs.String("out", "", "write rounds, outcomes and alerts here (JSON lines)")
+	annotate := fs.String("annotate", "", "write an annotated video here (.mp4)")
+	quiet := fs.Bool("quiet", false, "print no alerts, only the summary")
+	fs.String("table", "", "table file (default: table.calibration)")
+	fs.String("model", "", "card index model (default: vision.model)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(m.Stderr, "usage: monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]")
+		return errUsage
+	}
+	cfg, err := loadConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model"})
+	if err != nil {
+		return err
+	}
+	if cfg.Table.Calibration == "" {
+		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
+	}
+	r := &replay{m: m, cfg: cfg, quiet: *quiet, log: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if *events != "" {
+		if err := r.readEvents(*events); err != nil {
+			return err
+		}
+	}
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		r.results = bw
+	}
+	err = r.run(ctx, fs.Arg(0), *annotate)
+	r.summary()
+	return err
+}
+
+type replay struct {
+	m       *Main
+	cfg     Config
+	quiet   bool
+	log     *slog.Logger
+	results io.Writer
+
+	events    []controller.Event
+	malformed int
+	unknown   int
+	// entries holds each round's controller events, by round id.
+	entries map[string][]controller.Event
+	current string
+
+	fps       float64
+	frames    int
+	rounds    int
+	alerts    map[string]int
+	took      time.Duration
+	truncated string
+}
+
+// readEvents reads the controller log. A malformed line or an unknown
+// event type is logged, counted and skipped: the rest of the log stands.
+func (r *replay) readEvents(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("controller log: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(slices.DeleteFunc(slices.Clone(b), func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' })) == 0 {
+			continue
+		}
+		e, err := controller.Parse(b)
+		if err != nil {
+			if errors.Is(err, controller.ErrUnknownType) {
+				r.unknown++
+			} else {
+				r.malformed++
+			}
+			r.log.Warn("controller log: line skipped", "file", path, "line", line, "err", err)
+			continue
+		}
+		if e.T == nil {
+			r.malformed++
+			r.log.Warn("controller log: line skipped: replay needs t, seconds from the first frame", "file", path, "line", line)
+			continue
+		}
+		r.events = append(r.events, e)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("controller log %s: %w", path, err)
+	}
+	slices.SortStableFunc(r.events, func(a, b controller.Event) int {
+		switch {
+		case *a.T < *b.T:
+			return -1
+		case *a.T > *b.T:
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+// frame is a decoded frame travelling from the decoder to the pipeline.
+type frame struct {
+	mat   gocv.Mat
+	index int
+}
+
+func (r *replay) run(ctx context.Context, path, annotatePath string) error {
+	start := time.Now()
+	defer func() { r.took = time.Since(start) }()
+	table, err := calibration.Load(r.cfg.Table.Calibration)
+	if err != nil {
+		return err
+	}
+	vc, err := gocv.VideoCaptureFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot open the video %s: %v", path, err)
+	}
+	defer vc.Close()
+	if !vc.IsOpened() {
+		return fmt.Errorf("cannot open the video %s", path)
+	}
+	r.fps = vc.Get(gocv.VideoCaptureFPS)
+	if !(r.fps >= 1 && r.fps <= 240) {
+		return fmt.Errorf("the video %s reports %v frames a second; cannot time it", path, r.fps)
+	}
+	total := int(vc.Get(gocv.VideoCaptureFrameCount))
+
+	// Decode on a goroutine of its own, into a small pool of frames, so
+	// that decoding and reading cards overlap. A frame sent on full
+	// belongs to the pipeline until it is sent back on free.
+	const pool = 4
+	free := make(chan gocv.Mat, pool)
+	full := make(chan frame, pool)
+	for range pool {
+		free <- gocv.NewMat()
+	}
+	defer func() {
+		close(free)
+		for mat := range free {
+			mat.Close()
+		}
+	}()
+	dctx, stop := context.WithCancel(ctx)
+	defer stop()
+	decoded := make(chan int, 1)
+	go func() {
+		defer close(full)
+		n := 0
+		defer func() { decoded <- n }()
+		for {
+			var mat gocv.Mat
+			select {
+			case <-dctx.Done():
+				return
+			case mat = <-free:
+			}
+			if !vc.Read(&mat) || mat.Empty() {
+				free <- mat
+				return
+			}
+			select {
+			case full <- frame{mat: mat, index: n}:
+				n++
+			case <-dctx.Done():
+				free <- mat
+				return
+			}
+		}
+	}()
+
+	var (
+		det   *vision.Detector
+		clf   *classify.Classifier
+		trk   *tracker.Tracker
+		rec   *alerts.Reconciler
+		ann   *annotator
+		ev    int
+		bar   *progress
+		lastE = -1
+	)
+	if r.m.Terminal {
+		bar = newProgress(r.m.Stderr, "replay", "frames")
+	}
+	defer func() {
+		if det != nil {
+			det.Close()
+		}
+		if clf != nil {
+			clf.Close()
+		}
+		if ann != nil {
+			if err := ann.Close(); err != nil {
+				r.log.Error("annotated video", "err", err)
+			}
+		}
+	}()
+	r.entries = map[string][]controller.Event{}
+	r.alerts = map[string]int{}
+	finish := func(rounds []tracker.Round) error {
+		for _, rd := range rounds {
+			if err := r.finish(rd, rec, ann); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for f := range full {
+		if err := ctx.Err(); err != nil {
+			free <- f.mat
+			return err
+		}
+		if det == nil {
+			// The first frame calibrates the camera.
+			cal, err := calibration.Solve(f.mat, table)
+			if err != nil {
+				free <- f.mat
+				return fmt.Errorf("calibrating on the first frame: %w", err)
+			}
+			if clf, err = classify.Open(r.cfg.Vision.Model); err != nil {
+				free <- f.mat
+				return err
+			}
+			if det, err = vision.NewDetector(cal, clf, vision.DefaultOptions()); err != nil {
+				free <- f.mat
+				return err
+			}
+			tcfg := tracker.DefaultConfig(r.fps)
+			tcfg.Controlled = len(r.events) > 0
+			trk = tracker.New(tcfg, table, r.cfg.Rules())
+			rec, err = r.reconciler()
+			if err != nil {
+				free <- f.mat
+				return err
+			}
+			if annotatePath != "" {
+				if ann, err = newAnnotator(annotatePath, r.fps, cal, f.mat.Cols(), f.mat.Rows()); err != nil {
+					free <- f.mat
+					return err
+				}
+				ann.hands = trk.Snapshot
+			}
+		}
+		t := float64(f.index) / r.fps
+		// Controller events up to this frame.
+		for ; ev < len(r.events) && *r.events[ev].T <= t+0.5/r.fps; ev++ {
+			e := r.events[ev]
+			switch e.Type {
+			case controller.GameStart:
+				if err := finish(trk.StartRound(e.Round, f.index)); err != nil {
+					free <- f.mat
+					return err
+				}
+				r.current = e.Round
+			case controller.GameEnd:
+				rd, ok := trk.EndRound(f.index)
+				if ok {
+					if rd.ID == "" {
+						rd.ID = e.Round
+					}
+					if err := finish([]tracker.Round{rd}); err != nil {
+						free <- f.mat
+						return err
+					}
+				}
+				continue
+			}
+			id := e.Round
+			if id == "" {
+				id = r.current // meter readings name no round
+			}
+			r.entries[id] = append(r.entries[id], e)
+		}
+		obs, err := det.Detect(f.mat, f.index, t)
+		if err != nil {
+			free <- f.mat
+			return err
+		}
+		if err := finish(trk.Observe(obs)); err != nil {
+			free <- f.mat
+			return err
+		}
+		if ann != nil {
+			if err := ann.Frame(f.mat, obs); err != nil {
+				free <- f.mat
+				return err
+			}
+		}
+		r.frames = f.index + 1
+		lastE = f.index
+		free <- f.mat
+		bar.Update(r.frames, max(total, r.frames))
+	}
+	bar.Done()
+	n := <-decoded
+	if trk != nil {
+		if err := finish(trk.Flush()); err != nil {
+			return err
+		}
+	}
+	if det == nil {
+		return fmt.Errorf("the video %s has no frame that could be read", path)
+	}
+	if total > 0 && n < total-1 {
+		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", lastE+1, total)
+	}
+	return nil
+}
+
+func (r *replay) reconciler() (*alerts.Reconciler, error) {
+	b7 := r.cfg.SideBets.Blazing7s.Meter
+	meter, err := evaluator.NewMeter(b7.Reset, b7.Contribution, b7.Start)
+	if err != nil {
+		return nil, err
+	}
+	return alerts.NewReconciler(alerts.Config{
+		Table: r.cfg.Table.ID, Rules: r.cfg.Rules(), Tables: r.cfg.PayTables(), FPS: r.fps,
+		MinConfidence: r.cfg.Vision.MinConfidence,
+		Limits: map[evaluator.Bet]alerts.Limit{
+			evaluator.TwentyOnePlusThree: {Min: 1, Max: 0.1 * r.cfg.Table.MaxBet},
+			evaluator.Blazing7s:          {Min: 1, Max: 1},
+		},
+	}, meter), nil
+}
+
+// finish reconciles a finished round and writes its records.
+func (r *replay) finish(rd tracker.Round, rec *alerts.Reconciler, ann *annotator) error {
+	r.rounds++
+	outcomes, found := rec.Round(rd, r.entries[rd.ID])
+	delete(r.entries, rd.ID)
+	table := r.cfg.Table.ID
+	write := func(typ string, v any) error {
+		if r.results == nil {
+			return nil
+		}
+		b, err := alerts.Encode(typ, table, v)
+		if err != nil {
+			return err
+		}
+		_, err = r.results.Write(append(b, '\n'))
+		return err
+	}
+	if err := write(alerts.RecordRound, rd); err != nil {
+		return err
+	}
+	for _, o := range outcomes {
+		if err := write(alerts.RecordOutcome, struct {
+			Round string `json:"round"`
+			evaluator.Outcome
+		}{rd.ID, o}); err != nil {
+			return err
+		}
+	}
+	for _, a := range found {
+		r.alerts[a.Kind]++
+		if err := write(alerts.RecordAlert, a); err != nil {
+			return err
+		}
+		if !r.quiet {
+			fmt.Fprintf(r.m.Stdout, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
+		}
+		if ann != nil {
+			ann.Alert(a)
+		}
+	}
+	return nil
+}
+
+func clock(s float64) string {
+	m := int(s) / 60
+	return fmt.Sprintf("%d:%04.1f", m, s-float64(m*60))
+}
+
+func (r *replay) summary() {
+	if r.took == 0 {
+		return
+	}
+	secs := float64(r.frames) / math.Max(r.fps, 1)
+	n := 0
+	for _, c := range r.alerts {
+		n += c
+	}
+	fmt.Fprintf(r.m.Stderr, "replay: %d frames (%.1f s of video) in %.1f s, %.1f× real time; %d rounds, %d alerts",
+		r.frames, secs, r.took.Seconds(), secs/math.Max(r.took.Seconds(), 1e-9), r.rounds, n)
+	if r.malformed+r.unknown > 0 {
+		fmt.Fprintf(r.m.Stderr, "; controller log: %d malformed lines and %d of unknown type skipped", r.malformed, r.unknown)
+	}
+	fmt.Fprintln(r.m.Stderr)
+	if r.truncated != "" {
+		fmt.Fprintln(r.m.Stderr, "replay:", r.truncated)
+	}
+}
