@@ -83,7 +83,10 @@ def main():
     ap.add_argument("--minutes", type=float, default=18)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threshold", type=float, default=0.9,
+    ap.add_argument("--none-weight", type=float, default=3.0,
+                    help="loss weight of the none class: a card read at a corner without an index "
+                         "is worse than a doubtful read, and none is only 10%% of the crops")
+    ap.add_argument("--threshold", type=float, default=0.8,
                     help="confidence below which a read counts as low confidence")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
@@ -96,6 +99,8 @@ def main():
     vres = np.fromfile(os.path.join(a.data, "val_res.f32"), "<f4")
     print(f"train {len(xt)}, val {len(xv)} (held-out decks {meta['heldout_decks']})", flush=True)
 
+    cw = torch.ones(len(classes))
+    cw[classes.index("none")] = a.none_weight
     net = Net(len(classes))
     print("parameters:", sum(p.numel() for p in net.parameters()), flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
@@ -111,7 +116,7 @@ def main():
         for i in range(0, len(perm) - a.batch + 1, a.batch):
             idx = perm[i:i + a.batch]
             xb, yb = prep(xt[idx]), yt[idx]
-            loss = F.cross_entropy(net(xb), yb, label_smoothing=0.05)
+            loss = F.cross_entropy(net(xb), yb, weight=cw, label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -179,7 +184,8 @@ def main():
         "heldout_decks": meta["heldout_decks"],
         "created": datetime.date.today().isoformat(),
         "data": {"generator": "models/cardindex/gendata", "train": len(xt), "val": len(xv),
-                 "seed": meta["seed"], "train_steps": step, "batch": a.batch},
+                 "seed": meta["seed"], "train_steps": step, "batch": a.batch,
+                 "none_weight": a.none_weight},
         "accuracy": {
             "set": "gendata val split: held-out decks, full augmentation, 1.5-5 px/mm",
             "top1": round(float(ok.mean()), 4),

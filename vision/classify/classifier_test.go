@@ -109,18 +109,24 @@ func renderCard(tb testing.TB, face gocv.Mat, pxPerMM float64) testScene {
 	}}
 }
 
-// lowConfidence is the confidence below which the monitor should treat a
-// read as doubtful (the metadata's low_confidence_threshold).
-const lowConfidence = 0.9
+// lowConfidence is the confidence below which a read counts as doubtful,
+// unless the metadata says otherwise: training uses label smoothing 0.05,
+// so even a sure read scores only about 0.95.
+const lowConfidence = 0.8
 
 // TestHeldOutDecks measures the model on the decks it never saw in
 // training (the metadata's heldout_decks), on clean crops cut with the
 // same Cropper: both index corners of all 52 cards, the two corners
 // without an index (want none) and card backs (want back), at 1080p's
-// 1.5 px/mm and at 3 px/mm. Card reads must be ≥ 99.5% right at each
-// resolution; none and back ≥ 99%. Run with -v for the figures per deck.
+// 1.5 px/mm and at 3 px/mm. At each resolution card reads must be
+// ≥ 99.5% right, no wrong read may be confident, and none/back ≥ 90%
+// right. Run with -v for the figures per deck.
 func TestHeldOutDecks(t *testing.T) {
 	clf := openClassifier(t)
+	low := lowConfidence
+	if a := clf.Metadata().Accuracy; a != nil && a.LowConfidenceThreshold > 0 {
+		low = a.LowConfidenceThreshold
+	}
 	decks, err := cardart.Decks("")
 	if err != nil {
 		t.Skipf("no card art: %v", err)
@@ -133,12 +139,12 @@ func TestHeldOutDecks(t *testing.T) {
 	cr := NewCropper()
 	defer cr.Close()
 	for _, px := range []float64{1.5, 3} {
-		var cardN, cardOK, cardLow, negN, negOK int
+		var cardN, cardOK, cardLow, cardConfWrong, negN, negOK, negConfWrong int
 		for _, deck := range clf.Metadata().HeldOutDecks {
 			if !slices.ContainsFunc(decks, func(d cardart.Deck) bool { return d.Name == deck }) {
 				t.Skipf("held-out deck %s is not installed", deck)
 			}
-			var dn, dok, dlow, nn, nok int
+			var dn, dok, dlow, dcw, nn, nok, ncw int
 			var wrong []string
 			for _, c := range cards.Deck() {
 				face, err := art.Face(deck, c)
@@ -162,22 +168,31 @@ func TestHeldOutDecks(t *testing.T) {
 							dok++
 						} else {
 							wrong = append(wrong, c.String()+" "+corner+" → "+r.String())
+							if r.Confidence >= low {
+								dcw++
+							}
 						}
-						if r.Confidence < lowConfidence {
+						if r.Confidence < low {
 							dlow++
 						}
 					} else {
 						nn++
 						if r.None() {
 							nok++
+						} else {
+							wrong = append(wrong, c.String()+" "+corner+" → "+r.String())
+							if r.Confidence >= low {
+								ncw++
+							}
 						}
 					}
 				}
 				sc.img.Close()
 			}
 			t.Logf("%.1f px/mm %-13s cards %d/%d = %.2f%% right, %.2f%% below %.2f confidence; none %d/%d; wrong: %v",
-				px, deck, dok, dn, 100*float64(dok)/float64(dn), 100*float64(dlow)/float64(dn), lowConfidence, nok, nn, wrong)
-			cardN, cardOK, cardLow, negN, negOK = cardN+dn, cardOK+dok, cardLow+dlow, negN+nn, negOK+nok
+				px, deck, dok, dn, 100*float64(dok)/float64(dn), 100*float64(dlow)/float64(dn), low, nok, nn, wrong)
+			cardN, cardOK, cardLow, cardConfWrong = cardN+dn, cardOK+dok, cardLow+dlow, cardConfWrong+dcw
+			negN, negOK, negConfWrong = negN+nn, negOK+nok, negConfWrong+ncw
 		}
 		back, err := art.Back()
 		if err != nil {
@@ -197,17 +212,28 @@ func TestHeldOutDecks(t *testing.T) {
 			negN++
 			if r.Back {
 				negOK++
+			} else if r.Confidence >= low {
+				negConfWrong++
 			}
 		}
 		sc.img.Close()
 		acc, neg := float64(cardOK)/float64(cardN), float64(negOK)/float64(negN)
-		t.Logf("%.1f px/mm all held-out: cards %.2f%% (%d), low confidence %.2f%%; none/back %.2f%% (%d)",
-			px, 100*acc, cardN, 100*float64(cardLow)/float64(cardN), 100*neg, negN)
+		t.Logf("%.1f px/mm all held-out: cards %.2f%% right (%d), %.2f%% low confidence, %d wrong and confident; "+
+			"none/back %.2f%% right (%d), %d wrong and confident",
+			px, 100*acc, cardN, 100*float64(cardLow)/float64(cardN), cardConfWrong, 100*neg, negN, negConfWrong)
 		if acc < 0.995 {
 			t.Errorf("%.1f px/mm: held-out card accuracy %.2f%%, want ≥ 99.5%%", px, 100*acc)
 		}
-		if neg < 0.99 {
-			t.Errorf("%.1f px/mm: held-out none/back accuracy %.2f%%, want ≥ 99%%", px, 100*neg)
+		// DESIGN.md: ≤ 0.1% wrong among confident reads. A wrong read at a
+		// corner without an index is as bad as a misread card.
+		if cardConfWrong+negConfWrong > 0 {
+			t.Errorf("%.1f px/mm: %d confident wrong reads (cards %d, none/back %d), want 0 of %d",
+				px, cardConfWrong+negConfWrong, cardConfWrong, negConfWrong, cardN+negN)
+		}
+		// A doubtful answer at a no-index corner is tolerable (the tracker
+		// ignores it); many of them would hide real cards in noise.
+		if neg < 0.9 {
+			t.Errorf("%.1f px/mm: held-out none/back accuracy %.2f%%, want ≥ 90%%", px, 100*neg)
 		}
 	}
 }

@@ -70,6 +70,8 @@ type DataSpec struct {
 	Seed       int64  `json:"seed"`
 	TrainSteps int    `json:"train_steps"`
 	Batch      int    `json:"batch"`
+	// NoneWeight is the loss weight of the none class.
+	NoneWeight float64 `json:"none_weight,omitempty"`
 }
 
 // Accuracy is what train.py measured on the held-out decks.
