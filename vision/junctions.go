@@ -1,0 +1,104 @@
+package vision
+
+import (
+	"image"
+	"math"
+
+	"gocv.io/x/gocv"
+)
+
+// findJunctions finds the corners hidden along a straight stretch of a
+// blob's outline: where cards lie side by side in a row (the dealer's), the
+// top edge runs straight across them, and each card's index corner is
+// where its own side edge meets that outline, inside the blob. That side
+// edge shows as a line of strong gradient running straight in from the
+// outline; printing does not hold a line over the whole depth.
+//
+// gx and gy are the Sobel gradients of the rectified zone; poly is the
+// blob's outline; r is pixels per mm. Each junction's U runs along the
+// outline and V straight in, right-handed.
+func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corner) []corner {
+	n := len(poly)
+	if n < 3 {
+		return nil
+	}
+	area := 0.0
+	for i := range poly {
+		a, b := poly[i], poly[(i+1)%n]
+		area += float64(a.X*b.Y - b.X*a.Y)
+	}
+	orient := 1.0
+	if area < 0 {
+		orient = -1
+	}
+	const (
+		minEdgeMM = 15.0 // jitter breaks a row's top edge into pieces
+		endMM     = 1.5  // a hidden corner may end a piece
+		fromMM    = 4.0  // the band below the outline searched for a side edge
+		toMM      = 30.0
+		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
+		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
+	)
+	rows, cols := gx.Rows(), gx.Cols()
+	var out []corner
+	for i := range poly {
+		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%n])
+		length := b.sub(a).len()
+		if length < minEdgeMM*r {
+			continue
+		}
+		d := b.sub(a).unit()
+		// Inward: for a counter-clockwise outline (positive area in image
+		// coordinates) the inside is on the left of each edge... the sign
+		// of orient says which.
+		in := point2{-d.Y, d.X}.scale(orient)
+		var profile []float64
+		start, stop := endMM*r, length-endMM*r
+		for s := start; s <= stop; s++ {
+			hit, all := 0, 0
+			for depth := fromMM * r; depth <= toMM*r; depth++ {
+				p := a.add(d.scale(s)).add(in.scale(depth))
+				x, y := int(p.X+0.5), int(p.Y+0.5)
+				if x < 0 || y < 0 || x >= cols || y >= rows {
+					continue
+				}
+				g := math.Abs(float64(gx.GetFloatAt(y, x))*d.X + float64(gy.GetFloatAt(y, x))*d.Y)
+				all++
+				if g > strong {
+					hit++
+				}
+			}
+			share := 0.0
+			if all > 0 {
+				share = float64(hit) / float64(all)
+			}
+			profile = append(profile, share)
+		}
+		for k := range profile {
+			if profile[k] < holds || (k+1 < len(profile) && profile[k] < profile[k+1]) {
+				continue
+			}
+			// One line is several pixels wide: keep its first maximum.
+			if k > 0 && profile[k] <= profile[k-1] {
+				continue
+			}
+			p := a.add(d.scale(start + float64(k)))
+			u, v := d, in
+			if cross(u, v) < 0 {
+				u = u.scale(-1)
+			}
+			c := corner{P: p, U: u, V: v}
+			dup := false
+			for _, q := range append(known, out...) {
+				if q.P.sub(p).len() < 5*r {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
