@@ -94,7 +94,7 @@ type Reconciler struct {
 // NewReconciler returns a reconciler that advances meter.
 func NewReconciler(cfg Config, meter *evaluator.Meter) *Reconciler {
 	if cfg.MinConfidence == 0 {
-		cfg.MinConfidence = 0.9
+		cfg.MinConfidence = 0.75
 	}
 	if cfg.FPS == 0 {
 		cfg.FPS = 25

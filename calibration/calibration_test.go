@@ -60,10 +60,10 @@ func cameras() map[string]scene.CameraConfig {
 	barrel.K1 = -0.15
 	return map[string]scene.CameraConfig{
 		"1080p default": scene.DefaultCameraConfig(),
-		"straight down":  straight,
-		"tilted 20°":     tilted,
-		"4K":             uhd,
-		"strong barrel":  barrel,
+		"straight down": straight,
+		"tilted 20°":    tilted,
+		"4K":            uhd,
+		"strong barrel": barrel,
 	}
 }
 
@@ -237,7 +237,6 @@ func TestZoneAt(t *testing.T) {
 		t.Error("a point off the table is in a zone")
 	}
 }
-
 
 func testTable(tb testing.TB) *Table {
 	tb.Helper()

@@ -30,8 +30,6 @@ type Config struct {
 	// SplitFrames: a card that vanished this recently and shows up again
 	// away from its pair is the split card.
 	SplitFrames int
-	// MinConfidence: a card read with less is low confidence.
-	MinConfidence float64
 	// CountConfidence: a face-up card counts only once its reading is this
 	// sure; what the model cannot read at all (chips, printing, a sleeve)
 	// never becomes a card.
@@ -52,7 +50,6 @@ func DefaultConfig(fps float64) Config {
 		ClearFrames:     f(1.5),
 		HandMM:          50,
 		SplitFrames:     f(1.5),
-		MinConfidence:   0.9,
 		CountConfidence: 0.5,
 	}
 }
@@ -79,11 +76,14 @@ type track struct {
 	stillSince int
 	angle      float64
 	sideways   bool
+	sideVotes  int
 	firstSeen  int
 	lastSeen   int
 	seen       int
 	votes      map[cards.Card]float64
-	reads      int // observations with a card read
+	reads      int // observations with a clear reading
+	weak       map[cards.Card]float64
+	weakReads  int
 	downs      int // observations face down
 	confirmed  bool
 	confirmAt  int
@@ -199,6 +199,19 @@ func (t *Tracker) match(f vision.Frame) {
 		return 0
 	})
 	usedO := make([]bool, len(f.Cards))
+	// A doubtful reading of another card where a sure card lies is
+	// dropped: it neither keeps that card alive nor starts another.
+	for i, o := range f.Cards {
+		if o.Confidence >= sureRead {
+			continue
+		}
+		for _, tr := range t.tracks {
+			if !tr.dropped && vision.Dist(o.Center, tr.pos) < t.cfg.MatchMM && conflicts(tr, o) {
+				usedO[i] = true
+				break
+			}
+		}
+	}
 	usedT := make([]bool, len(t.tracks))
 	for _, p := range pairs {
 		if usedO[p.o] || usedT[p.t] {
@@ -218,17 +231,21 @@ func (t *Tracker) match(f vision.Frame) {
 	}
 }
 
-// conflicts reports whether a confident reading says the observation is
-// another card than the one the track is sure of: a card dealt where
-// another just left (the place a split card came from).
+// conflicts reports whether the observation reads another card than the
+// one the track is sure of: a card dealt where another just left (the
+// place a split card came from). Even a doubtful reading of another card
+// does not continue a sure track, or a card arriving under the dealer's
+// hand would keep alive the one that left.
 func conflicts(tr *track, o vision.Observation) bool {
-	const sure = 0.75
-	if !o.Card.Valid() || o.Confidence < sure || tr.reads == 0 {
-		return false
+	if !o.Card.Valid() || tr.reads == 0 {
+		return false // a track known only from hints is never sure
 	}
 	id, conf := tr.identity()
-	return conf >= sure && id != o.Card
+	return conf >= sureRead && id != o.Card
 }
+
+// sureRead is the confidence of a reading the tracker acts on alone.
+const sureRead = 0.75
 
 func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	if vision.Dist(o.Center, tr.stillPos) > t.cfg.StillMM {
@@ -238,7 +255,15 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 		tr.pos.X += (o.Center.X - tr.pos.X) / 4
 		tr.pos.Y += (o.Center.Y - tr.pos.Y) / 4
 	}
-	tr.angle, tr.sideways = o.Angle, o.Sideways
+	// Lying sideways is judged against the cards around, which are not
+	// all seen in every frame: go by most sightings.
+	tr.angle = o.Angle
+	if o.Sideways {
+		tr.sideVotes++
+	} else {
+		tr.sideVotes--
+	}
+	tr.sideways = tr.sideVotes > 0
 	tr.lastSeen = frame
 	tr.seen++
 	if tr.gone {
@@ -247,11 +272,22 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	switch {
 	case o.FaceDown:
 		tr.downs++
-	case o.Card.Valid():
+	case o.Card.Valid() && o.Confidence >= clearRead:
 		tr.votes[o.Card] += o.Confidence
 		tr.reads++
+	case o.Card.Valid():
+		// A doubtful reading (a card half under the dealer's hand)
+		// counts only while there is no clear one.
+		if tr.weak == nil {
+			tr.weak = map[cards.Card]float64{}
+		}
+		tr.weak[o.Card] += o.Confidence
+		tr.weakReads++
 	}
 }
+
+// clearRead is the confidence below which a reading is only a hint.
+const clearRead = 0.5
 
 // readable reports whether a track is a card worth counting: face down,
 // or read with enough confidence.
@@ -267,17 +303,21 @@ func (t *Tracker) readable(tr *track) bool {
 // the mean confidence the reads gave it, counting reads of other cards
 // as zero.
 func (tr *track) identity() (cards.Card, float64) {
+	votes, n := tr.votes, tr.reads
+	if n == 0 {
+		votes, n = tr.weak, tr.weakReads
+	}
 	var best cards.Card
 	bestV := 0.0
-	for c, v := range tr.votes {
+	for c, v := range votes {
 		if v > bestV || (v == bestV && c.String() < best.String()) {
 			best, bestV = c, v
 		}
 	}
-	if tr.reads == 0 {
+	if n == 0 {
 		return cards.Card{}, 0
 	}
-	return best, bestV / float64(tr.reads)
+	return best, bestV / float64(n)
 }
 
 // confirm counts the card and puts it at a seat and hand.
@@ -327,6 +367,13 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 			tr.votes[c] += v
 		}
 		tr.reads += moved.reads
+		for c, v := range moved.weak {
+			if tr.weak == nil {
+				tr.weak = map[cards.Card]float64{}
+			}
+			tr.weak[c] += v
+		}
+		tr.weakReads += moved.weakReads
 		tr.seat, tr.hand = s.n, len(s.hands)
 		s.hands = append(s.hands, &hand{from: parent, cards: []*track{tr}})
 		r.skipOrder = tr

@@ -80,6 +80,7 @@ type zone struct {
 	ref        gocv.Mat        // that footprint when last read
 	rect, hsv  gocv.Mat
 	mask, skin gocv.Mat
+	skinBG     gocv.Mat // skin-coloured background
 	gray       gocv.Mat
 	gx, gy     gocv.Mat
 	obs        []Observation
@@ -164,7 +165,7 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 	}
 	z.small = image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh))
 	z.ref, z.rect, z.hsv, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
-	z.gray, z.gx, z.gy = gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	z.gray, z.gx, z.gy, z.skinBG = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	return z, nil
 }
 
@@ -173,7 +174,7 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.ref, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy} {
+	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.ref, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG} {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -247,6 +248,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		out.Busy = out.Busy || z.busy
 	}
 	out.Cards = d.merge()
+	markSideways(out.Cards)
 	return out, nil
 }
 

@@ -171,14 +171,14 @@ func measure(tb testing.TB, deck string, width, height int, rounds int, seed uin
 				continue
 			}
 			g := got.Cards[best]
-			if g.Confidence >= 0.9 {
+			if g.Confidence >= vision.Confident {
 				t.confident++
 			}
 			if g.Card == w.Card {
 				t.correct++
 			} else {
 				t.wrong++
-				if g.Confidence >= 0.9 {
+				if g.Confidence >= vision.Confident {
 					t.confidentWrong++
 				}
 				tb.Logf("%s frame %d: %v read as %v (%.3f)", deck, f, w.Card, g.Card, g.Confidence)

@@ -47,6 +47,18 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 	gocv.BitwiseNot(z.hsv, &z.hsv)
 	gocv.BitwiseAnd(z.skin, z.hsv, &z.skin)
 	gocv.MorphologyEx(z.skin, &z.skin, gocv.MorphOpen, d.kernel)
+	// The felt has skin-coloured things of its own (the wooden rail, the
+	// Push 22 spots, chips): what was skin-coloured when the zone was
+	// first read is background, and a pixel leaves the background once it
+	// is not. So a hand in the very first frame is forgotten when it goes.
+	if z.skinBG.Empty() {
+		z.skin.CopyTo(&z.skinBG)
+	} else {
+		gocv.BitwiseAnd(z.skinBG, z.skin, &z.skinBG)
+	}
+	gocv.Dilate(z.skinBG, &z.hsv, d.paperGrow)
+	gocv.BitwiseNot(z.hsv, &z.hsv)
+	gocv.BitwiseAnd(z.skin, z.hsv, &z.skin)
 
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
@@ -321,7 +333,6 @@ func (d *Detector) observe(reads []read) []Observation {
 	for _, b := range backs {
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
 	}
-	markSideways(out)
 	return out
 }
 
@@ -344,22 +355,40 @@ func (d *Detector) observation(c cards.Card, conf float64, down bool, centre, v 
 }
 
 // markSideways flags the cards that lie across the others: a double-down
-// card is turned a quarter from the rest of its zone.
+// card is turned a quarter from the cards around it (its hand, and the
+// seat's other hands). Seats face different ways round the table's arc, so
+// each card is compared with its own neighbourhood.
 func markSideways(obs []Observation) {
-	if len(obs) < 2 {
-		return
-	}
-	// The zone's usual direction, modulo half a turn: the median angle.
-	angles := make([]float64, len(obs))
-	for i, o := range obs {
-		angles[i] = math.Mod(o.Angle+360, 180)
-	}
-	sorted := append([]float64(nil), angles...)
-	sort.Float64s(sorted)
-	med := sorted[len(sorted)/2]
+	const near = 150.0 // mm: a seat's hands, not the next seat's
 	for i := range obs {
-		diff := math.Abs(angles[i] - med)
-		diff = math.Min(diff, 180-diff)
-		obs[i].Sideways = diff > 45
+		var angles []float64
+		for _, o := range obs {
+			if Dist(o.Center, obs[i].Center) <= near {
+				angles = append(angles, math.Mod(o.Angle+360, 180))
+			}
+		}
+		obs[i].Sideways = false
+		if len(angles) < 3 {
+			continue // a double is a hand's third card
+		}
+		sort.Float64s(angles)
+		// The circular median, modulo half a turn: the angle with the
+		// fewest others more than 45° away.
+		best, bestOff := 0.0, len(angles)+1
+		for _, a := range angles {
+			off := 0
+			for _, b := range angles {
+				d := math.Abs(a - b)
+				if math.Min(d, 180-d) > 45 {
+					off++
+				}
+			}
+			if off < bestOff {
+				best, bestOff = a, off
+			}
+		}
+		a := math.Mod(obs[i].Angle+360, 180)
+		d := math.Abs(a - best)
+		obs[i].Sideways = math.Min(d, 180-d) > 45
 	}
 }

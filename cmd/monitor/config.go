@@ -14,6 +14,7 @@ import (
 
 	"bjmonitor/evaluator"
 	"bjmonitor/game"
+	"bjmonitor/vision"
 )
 
 // Config is everything a monitor is configured with. Every key has a
@@ -106,7 +107,7 @@ func DefaultConfig() Config {
 	b7 := evaluator.DefaultBlazing7s
 	return Config{
 		Table:  TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
-		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", MinConfidence: 0.9},
+		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", MinConfidence: vision.Confident},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
 			Blazing7s: Blazing7sConfig{
