@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"bjmonitor/game"
+	"bjmonitor/testvideos/clip"
+)
+
+// sample returns the path of a bundled clip's file.
+func sample(name, ext string) string {
+	return filepath.Join("..", "..", "testvideos", name+"."+ext)
+}
+
+// replaySample replays a bundled clip with its log and config, from the
+// repository root so the model path in the config resolves.
+func replaySample(tb testing.TB, name, events string, video string) (results, stdout, stderr string, err error) {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "results.jsonl")
+	abs := func(p string) string {
+		a, e := filepath.Abs(p)
+		if e != nil {
+			tb.Fatal(e)
+		}
+		return a
+	}
+	args := []string{"replay", abs(video), "--events", abs(events), "--config", abs(sample(name, "yaml")), "--out", out}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
+		tb.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	stdout, stderr, err = run(tb, args...)
+	b, _ := os.ReadFile(out)
+	return string(b), stdout, stderr, err
+}
+
+// TestReplayGolden replays each bundled clip and compares the results with
+// the golden file; it also checks them against the clip's ground truth:
+// every round rebuilt exactly, every injected error alerted, nothing else.
+func TestReplayGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	for _, name := range []string{"freebet-1080p", "classic-4k"} {
+		t.Run(name, func(t *testing.T) {
+			got, stdout, stderr, err := replaySample(t, name, sample(name, "events.jsonl"), sample(name, "mp4"))
+			if err != nil {
+				t.Fatalf("replay: %v\n%s", err, stderr)
+			}
+			t.Log(strings.TrimSpace(stderr))
+			golden := filepath.Join("testdata", "replay-"+name+".golden.jsonl")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("results differ from %s (run with -update after checking them):\n%s", golden, got)
+			}
+			checkAgainstTruth(t, name, got)
+			if !strings.Contains(stdout, "ALERT") {
+				t.Error("no alert printed")
+			}
+		})
+	}
+}
+
+// checkAgainstTruth compares replay results with a clip's ground truth.
+func checkAgainstTruth(t *testing.T, name, results string) {
+	t.Helper()
+	truth, err := clip.ReadTruth(sample(name, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rec struct {
+		Type  string `json:"type"`
+		Round string `json:"round"`
+		Seat  int    `json:"seat"`
+		Bet   string `json:"bet"`
+		Kind  string `json:"kind"`
+	}
+	rounds := map[string]game.Round{}
+	alerts := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(results))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r rec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		switch r.Type {
+		case "round":
+			rounds[r.Round] = parseRound(t, sc.Bytes())
+		case "alert":
+			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = true
+		}
+	}
+	exact := 0
+	for _, r := range truth.Rounds {
+		want := r.Round
+		want.ID = ""
+		got := rounds[r.ID]
+		got.ID = ""
+		if reflect.DeepEqual(got, want) {
+			exact++
+		} else {
+			t.Errorf("round %s rebuilt as %+v, truth %+v", r.ID, got, want)
+		}
+	}
+	caught := 0
+	for _, in := range truth.Injected {
+		k := fmt.Sprintf("%s:%d:%s:%s", in.Round, in.Seat, in.Bet, in.Kind)
+		if alerts[k] {
+			caught++
+			delete(alerts, k)
+		} else {
+			t.Errorf("injected %s not alerted", k)
+		}
+	}
+	for k := range alerts {
+		t.Errorf("false alert %s", k)
+	}
+	t.Logf("%s: %d of %d rounds rebuilt exactly, %d of %d injected errors caught, %d false alerts", name, exact, len(truth.Rounds), caught, len(truth.Injected), len(alerts))
+}
+
+// parseRound reads a round record as the evaluator's round.
+func parseRound(t *testing.T, line []byte) game.Round {
+	t.Helper()
+	var r struct {
+		Round  string `json:"round"`
+		Dealer []struct {
+			Card string `json:"card"`
+		} `json:"dealer"`
+		Seats []struct {
+			Seat  int `json:"seat"`
+			Hands []struct {
+				Cards []struct {
+					Card string `json:"card"`
+				} `json:"cards"`
+				SplitFrom int  `json:"split_from"`
+				Doubled   bool `json:"doubled"`
+			} `json:"hands"`
+		} `json:"seats"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"round":%q,"dealer":{"cards":[`, r.Round)
+	for i, c := range r.Dealer {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%q", c.Card)
+	}
+	b.WriteString(`]},"seats":[`)
+	for i, s := range r.Seats {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"seat":%d,"hands":[`, s.Seat)
+		for j, h := range s.Hands {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`{"cards":[`)
+			for k, c := range h.Cards {
+				if k > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, "%q", c.Card)
+			}
+			fmt.Fprintf(&b, `],"split_from":%d,"doubled":%v}`, h.SplitFrom, h.Doubled)
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]}")
+	g, err := game.ParseRound(b.Bytes())
+	if err != nil {
+		t.Fatalf("round record %s: %v", line, err)
+	}
+	return g
+}
+
+// A malformed controller line is logged, counted and skipped.
+func TestReplayMalformedLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	log, err := os.ReadFile(sample("classic-4k", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(log), "\n")
+	bad := append([]string{"this is not json\n", `{"type":"wager","round":"1000","seat":"x"}` + "\n", `{"type":"shoe_change","t":1}` + "\n"}, lines...)
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(bad, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, stderr, err := replaySample(t, "classic-4k", path, sample("classic-4k", "mp4"))
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if !strings.Contains(stderr, "2 malformed lines and 1 of unknown type skipped") {
+		t.Errorf("summary does not count the skipped lines:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "line=1") {
+		t.Errorf("the malformed line is not logged with its number:\n%s", stderr)
+	}
+	checkAgainstTruth(t, "classic-4k", got)
+}
+
+// A truncated video ends with a clear message, keeping every result up to
+// where it broke off.
+func TestReplayTruncatedVideo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	data, err := os.ReadFile(sample("freebet-1080p", "mp4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cut.mp4")
+	if err := os.WriteFile(path, data[:len(data)*6/10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, stderr, err := replaySample(t, "freebet-1080p", sample("freebet-1080p", "events.jsonl"), path)
+	if err != nil {
+		t.Fatalf("replay of a cut video failed outright: %v", err)
+	}
+	if !strings.Contains(stderr, "truncated or corrupt") {
+		t.Errorf("no message about the cut video:\n%s", stderr)
+	}
+	if !strings.Contains(got, `"type":"round","table":"freebet-1080p","round":"1000"`) {
+		t.Errorf("the first round, whole in the cut video, is missing from the results:\n%.500s", got)
+	}
+}
