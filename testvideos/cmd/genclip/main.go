@@ -51,6 +51,9 @@ func run(args []string) error {
 	fs.Float64Var(&cam.TiltDeg, "tilt", cam.TiltDeg, "camera tilt off vertical, degrees (0-20)")
 	fs.Float64Var(&cam.TiltAzimuthDeg, "tilt-azimuth", cam.TiltAzimuthDeg, "direction of the tilt, degrees")
 	fs.Float64Var(&cam.K1, "k1", cam.K1, "radial lens distortion")
+	fs.Float64Var(&cam.HeightMM, "camera-height", cam.HeightMM, "camera height above the felt, mm")
+	fs.Float64Var(&cam.YawDeg, "yaw", cam.YawDeg, "camera turn about its axis, degrees")
+	fs.IntVar(&view.Layout.Seats, "seats", view.Layout.Seats, "seats at the table (1-9)")
 	fs.StringVar(&view.Deck, "deck", view.Deck, "card design (a gnome-cards-data deck)")
 	fs.Float64Var(&view.NoiseSigma, "noise", view.NoiseSigma, "sensor noise, grey levels")
 	fs.Float64Var(&view.LightUnevenness, "uneven-light", view.LightUnevenness, "unevenness of the light, 0-1")
@@ -71,6 +74,7 @@ func run(args []string) error {
 		view.Felt = scene.BlueFelt
 	}
 	view.Camera = cam
+	sc.Seats = view.Layout.Seats
 	if *players != "" {
 		for _, p := range strings.Split(*players, ",") {
 			var n int
