@@ -99,6 +99,13 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 	if err != nil {
 		return Outcome{}, err
 	}
+	for _, c := range o.Cards {
+		if !c.Valid() {
+			// A card the bet depends on was never read (a hole card
+			// never turned): judging without it would be a guess.
+			return Outcome{}, fmt.Errorf("%w: a card %s depends on was not read", ErrIncomplete, w.Bet)
+		}
+	}
 	return o, nil
 }
 

@@ -81,6 +81,7 @@ type zone struct {
 	rect, hsv  gocv.Mat
 	mask, skin gocv.Mat
 	skinBG     gocv.Mat // skin-coloured background
+	filled     gocv.Mat // the paper blobs, filled
 	gray       gocv.Mat
 	gx, gy     gocv.Mat
 	obs        []Observation
@@ -166,6 +167,7 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 	z.small = image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh))
 	z.ref, z.rect, z.hsv, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	z.gray, z.gx, z.gy, z.skinBG = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	z.filled = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
 	return z, nil
 }
 
@@ -174,7 +176,7 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.ref, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG} {
+	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.ref, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG, &z.filled} {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}

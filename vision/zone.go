@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"sort"
 
@@ -62,6 +63,16 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
+	// The blobs filled in: where a card lies, court figures and pips
+	// included.
+	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
+	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
+		z.filled.Close()
+		z.filled = gocv.NewMatWithSize(z.mask.Rows(), z.mask.Cols(), gocv.MatTypeCV8U)
+	}
+	if contours.Size() > 0 {
+		gocv.DrawContours(&z.filled, contours, -1, color.RGBA{R: 255, G: 255, B: 255, A: 255}, -1)
+	}
 	gradients := false
 	cardPx := cardW * cardH * r * r
 	var corners []corner
@@ -154,7 +165,7 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 			z.cache = append(z.cache, cachedRead{at: reads[pending[i]].at, crop: batch[i].Clone(), res: res[i]})
 		}
 	}
-	z.obs = d.observe(reads)
+	z.obs = d.observe(reads, func(p point2) bool { return d.onPaper(z, p) })
 	return nil
 }
 
@@ -211,6 +222,17 @@ func singleCard(c gocv.PointVector, area, cardPx, r float64) ([]corner, bool) {
 	return out, true
 }
 
+// onPaper reports whether a table point lies on card paper in the zone's
+// mask (a card's face or back).
+func (d *Detector) onPaper(z *zone, p point2) bool {
+	r := d.opts.PxPerMM
+	x, y := int((p.X-z.x0)*r), int((p.Y-z.y0)*r)
+	if x < 0 || y < 0 || x >= z.filled.Cols() || y >= z.filled.Rows() {
+		return false
+	}
+	return z.filled.GetUCharAt(y, x) != 0
+}
+
 // skinNear reports whether skin lies within a card's length of a corner in
 // the rectified zone.
 func (d *Detector) skinNear(z *zone, c corner) bool {
@@ -243,7 +265,7 @@ func (d *Detector) frameAt(c corner) classify.Frame {
 
 // observe turns corner readings into cards: the two index corners of a
 // card agree on where its centre is, and so do the corners of a back.
-func (d *Detector) observe(reads []read) []Observation {
+func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observation {
 	var out []Observation
 	// Faces: the centre lies 31.5 mm along U and 44 mm along V from an
 	// index corner.
@@ -261,6 +283,18 @@ func (d *Detector) observe(reads []read) []Observation {
 			continue
 		}
 		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
+		// An index corner puts the card's body on the paper. A reading at
+		// a corner whose card would lie off the paper is the model seeing
+		// an index where there is none (a corner of another kind).
+		on := 0
+		for _, k := range [5][2]float64{{0, 0}, {-0.35, -0.35}, {0.35, -0.35}, {0.35, 0.35}, {-0.35, 0.35}} {
+			if onPaper(c.add(rd.at.U.scale(k[0] * cardW)).add(rd.at.V.scale(k[1] * cardH))) {
+				on++
+			}
+		}
+		if on < 5 {
+			continue
+		}
 		var g *group
 		for _, f := range faces {
 			if f.card == rd.res.Card && f.centre.sub(c).len() < 10 {

@@ -378,7 +378,9 @@ func (r *replay) finish(rd tracker.Round, rec *alerts.Reconciler, ann *annotator
 		}
 		b, err := alerts.Encode(typ, table, v)
 		if err != nil {
-			return err
+			// A record that cannot be written is a bug; the replay goes on.
+			r.log.Error("result record skipped", "type", typ, "round", rd.ID, "err", err)
+			return nil
 		}
 		_, err = r.results.Write(append(b, '\n'))
 		return err
