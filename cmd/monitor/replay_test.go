@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"bjmonitor/game"
 	"bjmonitor/testvideos/clip"
 )
 
@@ -78,121 +72,28 @@ func TestReplayGolden(t *testing.T) {
 	}
 }
 
-// checkAgainstTruth compares replay results with a clip's ground truth.
+// checkAgainstTruth scores replay results against a clip's ground truth:
+// every round rebuilt exactly, every injected error alerted, nothing else.
 func checkAgainstTruth(t *testing.T, name, results string) {
 	t.Helper()
 	truth, err := clip.ReadTruth(sample(name, "truth.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	type rec struct {
-		Type  string `json:"type"`
-		Round string `json:"round"`
-		Seat  int    `json:"seat"`
-		Bet   string `json:"bet"`
-		Kind  string `json:"kind"`
-	}
-	rounds := map[string]game.Round{}
-	alerts := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(results))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r rec
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		switch r.Type {
-		case "round":
-			rounds[r.Round] = parseRound(t, sc.Bytes())
-		case "alert":
-			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = true
-		}
-	}
-	exact := 0
-	for _, r := range truth.Rounds {
-		want := r.Round
-		want.ID = ""
-		got := rounds[r.ID]
-		got.ID = ""
-		if reflect.DeepEqual(got, want) {
-			exact++
-		} else {
-			t.Errorf("round %s rebuilt as %+v, truth %+v", r.ID, got, want)
-		}
-	}
-	caught := 0
-	for _, in := range truth.Injected {
-		k := fmt.Sprintf("%s:%d:%s:%s", in.Round, in.Seat, in.Bet, in.Kind)
-		if alerts[k] {
-			caught++
-			delete(alerts, k)
-		} else {
-			t.Errorf("injected %s not alerted", k)
-		}
-	}
-	for k := range alerts {
-		t.Errorf("false alert %s", k)
-	}
-	t.Logf("%s: %d of %d rounds rebuilt exactly, %d of %d injected errors caught, %d false alerts", name, exact, len(truth.Rounds), caught, len(truth.Injected), len(alerts))
-}
-
-// parseRound reads a round record as the evaluator's round.
-func parseRound(t *testing.T, line []byte) game.Round {
-	t.Helper()
-	var r struct {
-		Round  string `json:"round"`
-		Dealer []struct {
-			Card string `json:"card"`
-		} `json:"dealer"`
-		Seats []struct {
-			Seat  int `json:"seat"`
-			Hands []struct {
-				Cards []struct {
-					Card string `json:"card"`
-				} `json:"cards"`
-				SplitFrom int  `json:"split_from"`
-				Doubled   bool `json:"doubled"`
-			} `json:"hands"`
-		} `json:"seats"`
-	}
-	if err := json.Unmarshal(line, &r); err != nil {
+	s, err := clip.ScoreResults(truth, strings.NewReader(results))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"round":%q,"dealer":{"cards":[`, r.Round)
-	for i, c := range r.Dealer {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, "%q", c.Card)
+	for _, m := range s.Mismatched {
+		t.Error(m)
 	}
-	b.WriteString(`]},"seats":[`)
-	for i, s := range r.Seats {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"seat":%d,"hands":[`, s.Seat)
-		for j, h := range s.Hands {
-			if j > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(`{"cards":[`)
-			for k, c := range h.Cards {
-				if k > 0 {
-					b.WriteString(",")
-				}
-				fmt.Fprintf(&b, "%q", c.Card)
-			}
-			fmt.Fprintf(&b, `],"split_from":%d,"doubled":%v}`, h.SplitFrom, h.Doubled)
-		}
-		b.WriteString("]}")
+	for _, m := range s.Missed {
+		t.Errorf("injected %s not alerted", m)
 	}
-	b.WriteString("]}")
-	g, err := game.ParseRound(b.Bytes())
-	if err != nil {
-		t.Fatalf("round record %s: %v", line, err)
+	for _, f := range s.False {
+		t.Errorf("false alert %s", f)
 	}
-	return g
+	t.Logf("%s: %v", name, s)
 }
 
 // A malformed controller line is logged, counted and skipped.

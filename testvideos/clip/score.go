@@ -1,0 +1,127 @@
+package clip
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+
+	"bjmonitor/cards"
+	"bjmonitor/game"
+)
+
+// Score compares a replay's results with a clip's ground truth.
+type Score struct {
+	Rounds, Exact    int
+	Injected, Caught int
+	FalseAlerts      int
+	Mismatched       []string // rounds not rebuilt exactly: got and want
+	Missed, False    []string // injected errors without alert; alerts without error
+}
+
+func (s Score) String() string {
+	return fmt.Sprintf("%d of %d rounds rebuilt exactly, %d of %d injected errors caught, %d false alerts",
+		s.Exact, s.Rounds, s.Caught, s.Injected, s.FalseAlerts)
+}
+
+// record is the part of a result line the score reads.
+type record struct {
+	Type   string `json:"type"`
+	Round  string `json:"round"`
+	Seat   int    `json:"seat"`
+	Bet    string `json:"bet"`
+	Kind   string `json:"kind"`
+	Dealer []struct {
+		Card string `json:"card"`
+	} `json:"dealer"`
+	Seats []struct {
+		Seat  int `json:"seat"`
+		Hands []struct {
+			Cards []struct {
+				Card string `json:"card"`
+			} `json:"cards"`
+			SplitFrom int  `json:"split_from"`
+			Doubled   bool `json:"doubled"`
+		} `json:"hands"`
+	} `json:"seats"`
+}
+
+// ScoreResults reads a replay's JSON lines and scores them against t: a
+// round is exact when every card of every hand and of the dealer, the
+// splits and the doubles are as dealt; an alert matches an injected error
+// by round, seat, bet and kind.
+func ScoreResults(t *Truth, results io.Reader) (Score, error) {
+	rounds := map[string]game.Round{}
+	alerts := map[string]bool{}
+	sc := bufio.NewScanner(results)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var r record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return Score{}, fmt.Errorf("results: %w", err)
+		}
+		switch r.Type {
+		case "round":
+			rounds[r.Round] = r.game()
+		case "alert":
+			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return Score{}, err
+	}
+	s := Score{Rounds: len(t.Rounds), Injected: len(t.Injected)}
+	for _, r := range t.Rounds {
+		want := r.Round
+		want.ID = ""
+		got := rounds[r.ID]
+		got.ID = ""
+		if reflect.DeepEqual(got, want) {
+			s.Exact++
+		} else {
+			s.Mismatched = append(s.Mismatched, fmt.Sprintf("round %s: got %v, want %v", r.ID, got, want))
+		}
+	}
+	for _, in := range t.Injected {
+		k := fmt.Sprintf("%s:%d:%s:%s", in.Round, in.Seat, in.Bet, in.Kind)
+		if alerts[k] {
+			s.Caught++
+			delete(alerts, k)
+		} else {
+			s.Missed = append(s.Missed, k)
+		}
+	}
+	for k := range alerts {
+		s.False = append(s.False, k)
+	}
+	sort.Strings(s.False)
+	s.FalseAlerts = len(s.False)
+	return s, nil
+}
+
+// game turns a round record into the evaluator's round; a card that was
+// never read stays the zero card, so it never equals the truth.
+func (r record) game() game.Round {
+	parse := func(s string) cards.Card {
+		c, _ := cards.Parse(s)
+		return c
+	}
+	g := game.Round{ID: r.Round}
+	for _, c := range r.Dealer {
+		g.Dealer.Cards = append(g.Dealer.Cards, parse(c.Card))
+	}
+	for _, s := range r.Seats {
+		gs := game.Seat{Seat: s.Seat}
+		for _, h := range s.Hands {
+			gh := game.Hand{SplitFrom: h.SplitFrom, Doubled: h.Doubled}
+			for _, c := range h.Cards {
+				gh.Cards = append(gh.Cards, parse(c.Card))
+			}
+			gs.Hands = append(gs.Hands, gh)
+		}
+		g.Seats = append(g.Seats, gs)
+	}
+	return g
+}
