@@ -12,10 +12,12 @@ package controller
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -122,4 +124,17 @@ func (e Event) Seconds(start time.Time) (s float64, ok bool) {
 		return e.TS.Sub(start).Seconds(), true
 	}
 	return 0, false
+}
+
+// SortByTime orders events timed by t, keeping the order of events at the
+// same time (a log's own order is the dealer's). Events without t sort
+// first.
+func SortByTime(events []Event) {
+	at := func(e Event) float64 {
+		if e.T == nil {
+			return math.Inf(-1)
+		}
+		return *e.T
+	}
+	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(at(a), at(b)) })
 }

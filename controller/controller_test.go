@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,4 +82,22 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse accepted an event that does not validate: %v", err)
 		}
 	})
+}
+
+func TestSortByTime(t *testing.T) {
+	events := []Event{
+		At(3, Event{Type: GameEnd, Round: "a"}),
+		At(1, Event{Type: GameStart, Round: "a"}),
+		At(3, Event{Type: GameStart, Round: "b"}),
+		{Type: Meter, Bet: "blazing7s"},
+	}
+	SortByTime(events)
+	var got []string
+	for _, e := range events {
+		got = append(got, e.Type+e.Round)
+	}
+	want := "meter game_starta game_enda game_startb"
+	if strings.Join(got, " ") != want {
+		t.Errorf("SortByTime = %v, want %s (stable, untimed first)", got, want)
+	}
 }

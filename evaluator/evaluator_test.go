@@ -2,12 +2,11 @@ package evaluator
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 	"testing"
 
 	"bjmonitor/cards"
 	"bjmonitor/game"
+	"bjmonitor/game/gametest"
 )
 
 // round builds a round with the dealer's cards and one seat (number 3)
@@ -19,25 +18,7 @@ func round(tb testing.TB, dealer string, hands ...string) game.Round {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := game.Seat{Seat: 3}
-	for _, spec := range hands {
-		h := game.Hand{SplitFrom: -1}
-		for _, f := range strings.Fields(spec) {
-			switch {
-			case f == "double":
-				h.Doubled = true
-			case strings.HasPrefix(f, "split:"):
-				n, err := strconv.Atoi(strings.TrimPrefix(f, "split:"))
-				if err != nil {
-					tb.Fatal(err)
-				}
-				h.SplitFrom = n
-			default:
-				h.Cards = append(h.Cards, cards.MustParse(f))
-			}
-		}
-		s.Hands = append(s.Hands, h)
-	}
+	s := gametest.Seat(tb, 3, hands...)
 	r := game.Round{ID: "t", Dealer: game.Dealer{Cards: d}, Seats: []game.Seat{s}}
 	if err := r.Validate(); err != nil {
 		tb.Fatalf("test round invalid: %v", err)

@@ -1,41 +1,22 @@
-package game
+package game_test
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"bjmonitor/cards"
+	"bjmonitor/game"
+	"bjmonitor/game/gametest"
 )
 
-// seat builds a seat from one spec per hand: its cards, then optionally
-// "split:N" (split from hand N) and "double".
-func seat(tb testing.TB, specs ...string) Seat {
+// seat builds seat 1 from one spec per hand (see gametest.Seat).
+func seat(tb testing.TB, specs ...string) game.Seat {
 	tb.Helper()
-	s := Seat{Seat: 1}
-	for _, spec := range specs {
-		h := Hand{SplitFrom: -1}
-		for _, f := range strings.Fields(spec) {
-			switch {
-			case f == "double":
-				h.Doubled = true
-			case strings.HasPrefix(f, "split:"):
-				n, err := strconv.Atoi(strings.TrimPrefix(f, "split:"))
-				if err != nil {
-					tb.Fatal(err)
-				}
-				h.SplitFrom = n
-			default:
-				h.Cards = append(h.Cards, cards.MustParse(f))
-			}
-		}
-		s.Hands = append(s.Hands, h)
-	}
-	return s
+	return gametest.Seat(tb, 1, specs...)
 }
 
 func list(cs []cards.Card) string {
@@ -87,7 +68,7 @@ func TestLammers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := seat(t, tt.hands...)
-			if err := (Round{Seats: []Seat{s}}).Validate(); err != nil {
+			if err := (game.Round{Seats: []game.Seat{s}}).Validate(); err != nil {
 				t.Fatalf("test round invalid: %v", err)
 			}
 			if got := s.Lammers(); got != tt.want {
@@ -114,41 +95,41 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Round{Seats: []Seat{seat(t, tt.hands...)}}.Validate()
+			err := game.Round{Seats: []game.Seat{seat(t, tt.hands...)}}.Validate()
 			if (err == nil) != tt.ok {
 				t.Errorf("Validate() = %v, want ok %v", err, tt.ok)
 			}
-			if err != nil && !errors.Is(err, ErrRound) {
-				t.Errorf("Validate() = %v, does not wrap ErrRound", err)
+			if err != nil && !errors.Is(err, game.ErrRound) {
+				t.Errorf("Validate() = %v, does not wrap game.ErrRound", err)
 			}
 		})
 	}
-	dup := Round{Seats: []Seat{seat(t, "TS 6D"), seat(t, "9S 9D")}}
+	dup := game.Round{Seats: []game.Seat{seat(t, "TS 6D"), seat(t, "9S 9D")}}
 	if err := dup.Validate(); err == nil {
 		t.Error("Validate() of a seat listed twice succeeded")
 	}
 }
 
 func TestSettle(t *testing.T) {
-	fb, classic := DefaultRules(), Rules{Variant: Classic, Decks: 6, HitSoft17: true, HoleCard: true}
+	fb, classic := game.DefaultRules(), game.Rules{Variant: game.Classic, Decks: 6, HitSoft17: true, HoleCard: true}
 	tests := []struct {
 		name   string
-		rules  Rules
+		rules  game.Rules
 		hand   string
 		split  bool
 		dealer string
-		want   Result
+		want   game.Result
 	}{
-		{"dealer 22 against a player blackjack", fb, "AS KD", false, "TS 6D 6C", Blackjack},
-		{"dealer 22 pushes 20 in Free Bet", fb, "TS QD", false, "TS 6D 6C", Push},
-		{"dealer 22 loses to 20 in classic", classic, "TS QD", false, "TS 6D 6C", Win},
-		{"dealer 23 loses", fb, "TS 2D", false, "TS 6D 7C", Win},
-		{"player bust loses to dealer 22", fb, "TS 6D 8C", false, "TS 6D 6C", Lose},
-		{"split 21 is no blackjack", fb, "AS KD", true, "TS 9D", Win},
-		{"both blackjack", fb, "AS KD", false, "AH QD", Push},
-		{"dealer blackjack", fb, "TS 9D", false, "AH QD", Lose},
-		{"tie", classic, "TS 8D", false, "9S 9C", Push},
-		{"lower total", classic, "TS 7D", false, "9S 9C", Lose},
+		{"dealer 22 against a player blackjack", fb, "AS KD", false, "TS 6D 6C", game.Blackjack},
+		{"dealer 22 pushes 20 in Free Bet", fb, "TS QD", false, "TS 6D 6C", game.Push},
+		{"dealer 22 loses to 20 in classic", classic, "TS QD", false, "TS 6D 6C", game.Win},
+		{"dealer 23 loses", fb, "TS 2D", false, "TS 6D 7C", game.Win},
+		{"player bust loses to dealer 22", fb, "TS 6D 8C", false, "TS 6D 6C", game.Lose},
+		{"split 21 is no blackjack", fb, "AS KD", true, "TS 9D", game.Win},
+		{"both blackjack", fb, "AS KD", false, "AH QD", game.Push},
+		{"dealer blackjack", fb, "TS 9D", false, "AH QD", game.Lose},
+		{"tie", classic, "TS 8D", false, "9S 9C", game.Push},
+		{"lower total", classic, "TS 7D", false, "9S 9C", game.Lose},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +143,7 @@ func TestSettle(t *testing.T) {
 }
 
 func TestDealerHits(t *testing.T) {
-	h17, s17 := Rules{HitSoft17: true}, Rules{}
+	h17, s17 := game.Rules{HitSoft17: true}, game.Rules{}
 	tests := []struct {
 		cards    string
 		h17, s17 bool
@@ -196,10 +177,10 @@ func TestParseRoundGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = ParseRound(data)
+			_, err = game.ParseRound(data)
 			wantErr := strings.Contains(f, "invalid")
 			if (err != nil) != wantErr {
-				t.Errorf("ParseRound(%s) = %v, want error %v", f, err, wantErr)
+				t.Errorf("game.ParseRound(%s) = %v, want error %v", f, err, wantErr)
 			}
 		})
 	}
@@ -216,10 +197,10 @@ func FuzzParseRound(f *testing.F) {
 	}
 	f.Add([]byte(`{"seats":[{"hands":[{"cards":["7S"],"split_from":-5}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := ParseRound(data)
+		r, err := game.ParseRound(data)
 		if err != nil {
-			if !errors.Is(err, ErrRound) {
-				t.Fatalf("ParseRound error %v does not wrap ErrRound", err)
+			if !errors.Is(err, game.ErrRound) {
+				t.Fatalf("ParseRound error %v does not wrap game.ErrRound", err)
 			}
 			return
 		}

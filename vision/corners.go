@@ -38,15 +38,7 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 		return nil
 	}
 	// The outline's orientation decides which turns are convex.
-	area := 0.0
-	for i := range poly {
-		a, b := poly[i], poly[(i+1)%n]
-		area += float64(a.X*b.Y - b.X*a.Y)
-	}
-	orient := 1.0
-	if area < 0 {
-		orient = -1
-	}
+	orient := orientation(poly)
 	type edge struct {
 		a, b point2
 		i    int
@@ -92,4 +84,18 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 		out = append(out, corner{P: p, U: u, V: v})
 	}
 	return out
+}
+
+// orientation is +1 for an outline traced with positive area in image
+// coordinates (clockwise on the screen), -1 for the other way.
+func orientation(poly []image.Point) float64 {
+	area := 0
+	for i := range poly {
+		a, b := poly[i], poly[(i+1)%len(poly)]
+		area += a.X*b.Y - b.X*a.Y
+	}
+	if area < 0 {
+		return -1
+	}
+	return 1
 }

@@ -22,15 +22,7 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 	if n < 3 {
 		return nil
 	}
-	area := 0.0
-	for i := range poly {
-		a, b := poly[i], poly[(i+1)%n]
-		area += float64(a.X*b.Y - b.X*a.Y)
-	}
-	orient := 1.0
-	if area < 0 {
-		orient = -1
-	}
+	orient := orientation(poly)
 	const (
 		minEdgeMM = 15.0 // jitter breaks a row's top edge into pieces
 		endMM     = 1.5  // a hidden corner may end a piece

@@ -130,15 +130,7 @@ func (r *replay) readEvents(path string) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("controller log %s: %w", path, err)
 	}
-	slices.SortStableFunc(r.events, func(a, b controller.Event) int {
-		switch {
-		case *a.T < *b.T:
-			return -1
-		case *a.T > *b.T:
-			return 1
-		}
-		return 0
-	})
+	controller.SortByTime(r.events)
 	return nil
 }
 

@@ -274,15 +274,7 @@ func Write(cfg Config) (*Script, error) {
 		w.round(strconv.Itoa(cfg.FirstRound + i))
 	}
 	w.s.Frames = w.frame(w.t + cfg.Timing.Gap)
-	slices.SortStableFunc(w.s.Events, func(a, b controller.Event) int {
-		switch {
-		case *a.T < *b.T:
-			return -1
-		case *a.T > *b.T:
-			return 1
-		}
-		return 0
-	})
+	controller.SortByTime(w.s.Events)
 	return w.s, nil
 }
 
