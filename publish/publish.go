@@ -1,0 +1,389 @@
+package publish
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/eclipse/paho.mqtt.golang/packets"
+)
+
+// Kinds of message, each published on <prefix>/<table>/<kind>.
+const (
+	KindRound   = "round"
+	KindOutcome = "outcome"
+	KindAlert   = "alert"
+	KindStats   = "stats"
+)
+
+// Payloads of the retained <prefix>/<table>/available topic.
+const (
+	AvailableOnline  = "online"
+	AvailableStopped = "stopped"
+	AvailableOffline = "offline" // the last will: the broker sends it when the box vanishes
+)
+
+// DefaultBackoff is the reconnect schedule: quick retries for a blip, then
+// once a minute so that a long outage does not hammer the broker. The last
+// step repeats.
+var DefaultBackoff = []time.Duration{1 * time.Second, 5 * time.Second, 10 * time.Second, 60 * time.Second}
+
+// ErrAuth is wrapped by the error New returns when the broker refuses the
+// credentials (CONNACK "bad user name or password" or "not authorised").
+var ErrAuth = errors.New("broker refused authentication")
+
+// Config says where and how to publish. The zero value is not usable: set at
+// least Broker, ClientID, Table and OutboxDir.
+type Config struct {
+	Broker   string // tcp://host:port or ssl://host:port
+	ClientID string // fixed, so that the broker keeps our session across reconnects
+	Username string
+	Password string
+
+	CAFile             string // PEM bundle to verify the broker; empty: system roots
+	CertFile           string // client certificate (PEM), with KeyFile
+	KeyFile            string
+	InsecureSkipVerify bool // testing only: accepts any broker certificate
+
+	TopicPrefix string // default "bjmonitor"; replays use their own so they never page an officer
+	Table       string
+	OutboxDir   string // where pending.jsonl and acked live; one directory per publisher
+
+	ConnectTimeout time.Duration   // default 5 s, per connection attempt
+	AckTimeout     time.Duration   // default 10 s: after this, a message still unacknowledged on a live connection is sent again
+	Backoff        []time.Duration // default DefaultBackoff
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.TopicPrefix == "" {
+		d.TopicPrefix = "bjmonitor"
+	}
+	if d.ConnectTimeout <= 0 {
+		d.ConnectTimeout = 5 * time.Second
+	}
+	if d.AckTimeout <= 0 {
+		d.AckTimeout = 10 * time.Second
+	}
+	if len(d.Backoff) == 0 {
+		d.Backoff = DefaultBackoff
+	}
+	return d
+}
+
+// Validate reports the first missing or malformed field by name.
+func (c *Config) Validate() error {
+	if c.Broker == "" {
+		return errors.New("publish: config: broker is empty")
+	}
+	u, err := url.Parse(c.Broker)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("publish: config: broker %q is not a URL like tcp://host:1883", c.Broker)
+	}
+	switch u.Scheme {
+	case "tcp", "ssl", "tls", "mqtt", "mqtts":
+	default:
+		return fmt.Errorf("publish: config: broker %q: scheme %q is not tcp or ssl", c.Broker, u.Scheme)
+	}
+	if c.ClientID == "" {
+		return errors.New("publish: config: client id is empty (it must be fixed for a persistent session)")
+	}
+	if c.Table == "" {
+		return errors.New("publish: config: table is empty")
+	}
+	if c.OutboxDir == "" {
+		return errors.New("publish: config: outbox directory is empty")
+	}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return fmt.Errorf("publish: config: client cert %q and key %q must be given together", c.CertFile, c.KeyFile)
+	}
+	return nil
+}
+
+func (c *Config) tlsConfig() (*tls.Config, error) {
+	if c.CAFile == "" && c.CertFile == "" && !c.InsecureSkipVerify {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipVerify} //nolint:gosec // opt-in, for test brokers
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("publish: TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("publish: TLS CA file %q holds no PEM certificate", c.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if c.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("publish: TLS client certificate %q / key %q: %w", c.CertFile, c.KeyFile, err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// Publisher sends monitor results to an MQTT broker. Round, outcome and
+// alert messages go through a durable on-disk outbox and are removed from it
+// only when the broker acknowledges them, so none is lost to a broker outage
+// or a restart; stats are best effort (QoS 0, dropped and counted when
+// offline). The caller must call Close.
+type Publisher struct {
+	cfg    Config
+	client mqtt.Client
+	box    *outbox
+
+	wake   chan struct{} // buffered 1: a new record or a lost connection
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+
+	statsDropped atomic.Int64
+}
+
+// New opens the outbox in cfg.OutboxDir and connects to the broker. If the
+// broker cannot be reached, New still succeeds and keeps retrying in the
+// background (the box must start while the network is down); a broker that
+// refuses the credentials, or unreadable TLS files, make New fail.
+func New(cfg Config) (*Publisher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	tc, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	box, err := openOutbox(cfg.OutboxDir)
+	if err != nil {
+		return nil, err
+	}
+	p := &Publisher{cfg: cfg, box: box, wake: make(chan struct{}, 1)}
+
+	opts := mqtt.NewClientOptions().
+		AddBroker(cfg.Broker).
+		SetClientID(cfg.ClientID).
+		SetUsername(cfg.Username).
+		SetPassword(cfg.Password).
+		SetCleanSession(false).
+		SetConnectTimeout(cfg.ConnectTimeout).
+		SetWill(p.topic("available"), AvailableOffline, 1, true).
+		// We reconnect ourselves, on the schedule in cfg.Backoff, so that the
+		// sender knows when a connection is new and can resend the outbox head.
+		SetAutoReconnect(false).
+		SetConnectRetry(false).
+		SetConnectionLostHandler(func(mqtt.Client, error) { p.poke() })
+	if tc != nil {
+		opts.SetTLSConfig(tc)
+	}
+	p.client = mqtt.NewClient(opts)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	if err := p.connect(ctx); err != nil && errors.Is(err, ErrAuth) {
+		cancel()
+		box.close()
+		return nil, err
+	}
+	p.wg.Add(1)
+	go p.run(ctx)
+	return p, nil
+}
+
+func (p *Publisher) topic(kind string) string {
+	return p.cfg.TopicPrefix + "/" + p.cfg.Table + "/" + kind
+}
+
+func validKind(k string) bool {
+	switch k {
+	case KindRound, KindOutcome, KindAlert, KindStats:
+		return true
+	}
+	return false
+}
+
+// poke wakes the sender without blocking; one pending wake is enough.
+func (p *Publisher) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Publish queues payload for <prefix>/<table>/<kind>. For round, outcome and
+// alert it returns once the message is fsync'd to the outbox, whether or not
+// the broker is up; the background sender delivers it in order. Stats are
+// sent at QoS 0 without waiting, and dropped (see StatsDropped) when offline.
+func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !validKind(kind) {
+		return fmt.Errorf("publish: unknown kind %q (want round, outcome, alert or stats)", kind)
+	}
+	if kind == KindStats {
+		if !p.client.IsConnectionOpen() {
+			p.statsDropped.Add(1)
+			return nil
+		}
+		p.client.Publish(p.topic(kind), 0, false, payload)
+		return nil
+	}
+	if err := p.box.append(kind, payload); err != nil {
+		return err
+	}
+	p.poke()
+	return nil
+}
+
+// OutboxDepth is the number of messages not yet acknowledged by the broker.
+func (p *Publisher) OutboxDepth() int { return p.box.depth() }
+
+// OutboxCorrupt is the number of unreadable outbox lines skipped at start.
+func (p *Publisher) OutboxCorrupt() int { return p.box.corruptLines() }
+
+// Connected reports whether the broker connection is up now.
+func (p *Publisher) Connected() bool { return p.client.IsConnectionOpen() }
+
+// StatsDropped counts stats messages dropped because the broker was down.
+func (p *Publisher) StatsDropped() int64 { return p.statsDropped.Load() }
+
+// connect makes one connection attempt and, on success, marks the table
+// online. It wraps ErrAuth when the broker refuses the credentials.
+func (p *Publisher) connect(ctx context.Context) error {
+	tok := p.client.Connect()
+	select {
+	case <-tok.Done():
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(p.cfg.ConnectTimeout + time.Second):
+		return fmt.Errorf("publish: connect to %s: timed out after %v", p.cfg.Broker, p.cfg.ConnectTimeout)
+	}
+	if err := tok.Error(); err != nil {
+		if ct, ok := tok.(*mqtt.ConnectToken); ok {
+			switch ct.ReturnCode() {
+			case packets.ErrRefusedBadUsernameOrPassword, packets.ErrRefusedNotAuthorised:
+				return fmt.Errorf("publish: connect to %s as %q: %w: %v", p.cfg.Broker, p.cfg.Username, ErrAuth, err)
+			}
+		}
+		return fmt.Errorf("publish: connect to %s: %w", p.cfg.Broker, err)
+	}
+	// Retained, so a console that subscribes later still sees the state.
+	tok = p.client.Publish(p.topic("available"), 1, true, AvailableOnline)
+	if !tok.WaitTimeout(p.cfg.AckTimeout) || tok.Error() != nil {
+		return fmt.Errorf("publish: mark %s online: %v", p.cfg.Table, tok.Error())
+	}
+	return nil
+}
+
+// run connects, drains the outbox, and waits for more, until ctx ends.
+func (p *Publisher) run(ctx context.Context) {
+	defer p.wg.Done()
+	attempt := 0
+	var inflight mqtt.Token // publish token of the outbox head, kept across reconnects
+	var inflightSeq uint64
+	for {
+		if !p.client.IsConnectionOpen() {
+			if err := p.connect(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				d := p.cfg.Backoff[min(attempt, len(p.cfg.Backoff)-1)]
+				attempt++
+				if !sleep(ctx, d) {
+					return
+				}
+				continue
+			}
+			attempt = 0
+		}
+		// Drain in order: one message at a time, the next only after the
+		// broker acknowledged the previous one.
+		for p.client.IsConnectionOpen() {
+			rec, ok := p.box.head()
+			if !ok {
+				break
+			}
+			if inflight == nil || inflightSeq != rec.seq {
+				inflight, inflightSeq = p.client.Publish(p.topic(rec.kind), 1, false, rec.payload), rec.seq
+			}
+			t := time.NewTimer(p.cfg.AckTimeout)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-inflight.Done():
+				t.Stop()
+				failed := inflight.Error() != nil
+				inflight = nil
+				if !failed && p.box.ack(rec.seq) == nil {
+					continue
+				}
+				// Not sent, or the disk failed to record the ack: the record
+				// stays at the head. Pause so a persistent error does not spin.
+				if !sleep(ctx, 100*time.Millisecond) {
+					return
+				}
+			case <-p.wake:
+				t.Stop() // connection lost, or more queued: look again
+			case <-t.C:
+				// Acknowledgement overdue on a live connection: send again.
+				// Consumers de-duplicate by id.
+				inflight = nil
+			}
+		}
+		if !p.client.IsConnectionOpen() {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		}
+	}
+}
+
+// Close stops the sender, marks the table stopped (retained) and disconnects
+// cleanly, so the broker does not send the offline will. Unacknowledged
+// messages stay in the outbox for the next New on the same directory.
+func (p *Publisher) Close() error {
+	var err error
+	p.once.Do(func() {
+		p.cancel()
+		p.wg.Wait()
+		if p.client.IsConnectionOpen() {
+			tok := p.client.Publish(p.topic("available"), 1, true, AvailableStopped)
+			if !tok.WaitTimeout(2 * time.Second) {
+				err = errors.New("publish: marking stopped: no acknowledgement")
+			} else {
+				err = tok.Error()
+			}
+		}
+		p.client.Disconnect(250)
+		err = errors.Join(err, p.box.close())
+	})
+	return err
+}
+
+// sleep waits d or until ctx ends; it reports whether to carry on.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,360 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+)
+
+type message struct {
+	topic    string
+	payload  string
+	retained bool
+}
+
+// subscriber is a paho client that collects every message it receives.
+type subscriber struct {
+	client mqtt.Client
+	msgs   chan message
+}
+
+// subscribe connects a test subscriber to url and subscribes to filter at
+// QoS 1. With a persistent session (clean false) the broker queues messages
+// for it while it is away; it reconnects by itself.
+func subscribe(tb testing.TB, url, id, filter string, clean bool) *subscriber {
+	tb.Helper()
+	s := &subscriber{msgs: make(chan message, 1000)}
+	handler := func(_ mqtt.Client, m mqtt.Message) {
+		s.msgs <- message{topic: m.Topic(), payload: string(m.Payload()), retained: m.Retained()}
+	}
+	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).
+		SetCleanSession(clean).
+		SetDefaultPublishHandler(handler). // also gets messages queued while away
+		SetAutoReconnect(true).
+		SetMaxReconnectInterval(200 * time.Millisecond).
+		SetConnectTimeout(2 * time.Second)
+	s.client = mqtt.NewClient(opts)
+	if tok := s.client.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		tb.Fatalf("subscriber connect: %v", tok.Error())
+	}
+	if tok := s.client.Subscribe(filter, 1, handler); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		tb.Fatalf("subscribe %s: %v", filter, tok.Error())
+	}
+	tb.Cleanup(func() { s.client.Disconnect(100) })
+	return s
+}
+
+// next returns the next message, failing the test after d.
+func (s *subscriber) next(tb testing.TB, d time.Duration) message {
+	tb.Helper()
+	select {
+	case m := <-s.msgs:
+		return m
+	case <-time.After(d):
+		tb.Fatalf("no message within %v", d)
+		return message{}
+	}
+}
+
+func testConfig(tb testing.TB, url, dir string) Config {
+	return Config{
+		Broker:         url,
+		ClientID:       "test-" + strings.ReplaceAll(tb.Name(), "/", "-"),
+		Table:          "t1",
+		TopicPrefix:    "test",
+		OutboxDir:      dir,
+		ConnectTimeout: 2 * time.Second,
+		AckTimeout:     2 * time.Second,
+		// Short, so the tests do not wait out the production schedule.
+		Backoff: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond},
+	}
+}
+
+func alertPayload(i int) []byte { return fmt.Appendf(nil, `{"id":"alert-%03d","kind":"overpaid"}`, i) }
+
+func alertID(tb testing.TB, payload string) string {
+	tb.Helper()
+	var a struct{ ID string }
+	if err := json.Unmarshal([]byte(payload), &a); err != nil {
+		tb.Fatalf("alert payload %q: %v", payload, err)
+	}
+	return a.ID
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: not within %v", what, d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// retained returns the retained message on topic, seen by a fresh subscriber.
+func retained(tb testing.TB, url, topic string) message {
+	tb.Helper()
+	s := subscribe(tb, url, fmt.Sprintf("probe-%d", time.Now().UnixNano()), topic, true)
+	return s.next(tb, 5*time.Second)
+}
+
+func TestPublishTopicsAndAvailability(t *testing.T) {
+	b := newBroker(t, freePort(t), "")
+	b.start()
+	sub := subscribe(t, b.url(), "sub-topics", "test/t1/#", true)
+
+	p, err := New(testConfig(t, b.url(), t.TempDir()))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if !p.Connected() {
+		t.Error("Connected() = false right after New with a live broker")
+	}
+	ctx := context.Background()
+	sent := map[string]string{
+		"test/t1/round":   `{"round":"1842"}`,
+		"test/t1/outcome": `{"round":"1842","bet":"21+3"}`,
+		"test/t1/alert":   `{"id":"a1"}`,
+	}
+	for _, kind := range []string{KindRound, KindOutcome, KindAlert} {
+		if err := p.Publish(ctx, kind, []byte(sent["test/t1/"+kind])); err != nil {
+			t.Fatalf("Publish(%s): %v", kind, err)
+		}
+	}
+	if err := p.Publish(ctx, KindStats, []byte(`{"fps":25}`)); err != nil {
+		t.Errorf("Publish(stats): %v", err)
+	}
+	if err := p.Publish(ctx, "bogus", nil); err == nil {
+		t.Error("Publish(bogus) = nil error, want one")
+	}
+
+	got := map[string]string{}
+	for len(got) < 5 {
+		m := sub.next(t, 5*time.Second)
+		got[m.topic] = m.payload
+	}
+	for topic, want := range sent {
+		if got[topic] != want {
+			t.Errorf("%s: got %q, want %q", topic, got[topic], want)
+		}
+	}
+	if got["test/t1/available"] != AvailableOnline {
+		t.Errorf("available: got %q, want %q", got["test/t1/available"], AvailableOnline)
+	}
+	if got["test/t1/stats"] != `{"fps":25}` {
+		t.Errorf("stats: got %q", got["test/t1/stats"])
+	}
+	waitFor(t, 5*time.Second, "outbox drained", func() bool { return p.OutboxDepth() == 0 })
+
+	if m := retained(t, b.url(), "test/t1/available"); m.payload != AvailableOnline || !m.retained {
+		t.Errorf("retained available = %+v, want retained %q", m, AvailableOnline)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if m := retained(t, b.url(), "test/t1/available"); m.payload != AvailableStopped || !m.retained {
+		t.Errorf("retained available after Close = %+v, want retained %q", m, AvailableStopped)
+	}
+}
+
+func TestBrokerOutageLosesNoAlert(t *testing.T) {
+	port := freePort(t)
+	persist := t.TempDir()
+	// The broker keeps the subscriber's persistent session over its restart,
+	// so alerts sent after the restart are queued for the subscriber even if
+	// it has not reconnected yet.
+	b := newBroker(t, port, fmt.Sprintf("persistence true\npersistence_location %s/\n", persist))
+	b.start()
+	sub := subscribe(t, b.url(), "sub-outage", "test/t1/alert", false)
+
+	p, err := New(testConfig(t, b.url(), t.TempDir()))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+
+	const before, during = 5, 10
+	var received []string
+	for i := range before {
+		if err := p.Publish(ctx, KindAlert, alertPayload(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for len(received) < before {
+		received = append(received, alertID(t, sub.next(t, 5*time.Second).payload))
+	}
+
+	b.stop()
+	waitFor(t, 5*time.Second, "publisher sees the broker gone", func() bool { return !p.Connected() })
+	for i := before; i < before+during; i++ {
+		start := time.Now()
+		if err := p.Publish(ctx, KindAlert, alertPayload(i)); err != nil {
+			t.Fatalf("Publish during outage: %v", err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("Publish during outage took %v; it must not wait for the broker", d)
+		}
+	}
+	if got := p.OutboxDepth(); got != during {
+		t.Errorf("outbox depth during outage = %d, want %d", got, during)
+	}
+
+	b.start()
+	seen := map[string]bool{}
+	var order []string
+	for _, id := range received {
+		seen[id] = true
+		order = append(order, id)
+	}
+	dups := 0
+	deadline := time.After(20 * time.Second)
+	for len(order) < before+during {
+		select {
+		case m := <-sub.msgs:
+			id := alertID(t, m.payload)
+			received = append(received, id)
+			if seen[id] {
+				dups++ // consumers de-duplicate by id; a resend is allowed
+				continue
+			}
+			seen[id] = true
+			order = append(order, id)
+		case <-deadline:
+			t.Fatalf("after restart only %d of %d alerts arrived: %v", len(order), before+during, order)
+		}
+	}
+	waitFor(t, 5*time.Second, "outbox drained", func() bool { return p.OutboxDepth() == 0 })
+	var tried []string
+	for i := range before + during {
+		tried = append(tried, alertID(t, string(alertPayload(i))))
+	}
+	t.Logf("tried (%d before the outage, %d during): %v", before, during, tried)
+	t.Logf("received %d messages, %d duplicates; unique in order: %v", len(received), dups, order)
+	if fmt.Sprint(order) != fmt.Sprint(tried) {
+		t.Errorf("unique alerts in order = %v, want %v", order, tried)
+	}
+}
+
+func TestPublisherRestartResendsOutbox(t *testing.T) {
+	port := freePort(t)
+	b := newBroker(t, port, "") // not started: the network is down
+	dir := t.TempDir()
+	cfg := testConfig(t, b.url(), dir)
+
+	start := time.Now()
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New with the broker down must succeed (the box must start offline): %v", err)
+	}
+	if p.Connected() {
+		t.Error("Connected() = true with no broker")
+	}
+	t.Logf("New with the broker down took %v", time.Since(start))
+	const n = 4
+	for i := range n {
+		if err := p.Publish(context.Background(), KindAlert, alertPayload(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+
+	b.start()
+	sub := subscribe(t, b.url(), "sub-restart", "test/t1/alert", true)
+	p2, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New on the same outbox: %v", err)
+	}
+	defer p2.Close()
+	for i := range n {
+		got := alertID(t, sub.next(t, 10*time.Second).payload)
+		if want := alertID(t, string(alertPayload(i))); got != want {
+			t.Errorf("alert %d after restart = %s, want %s", i, got, want)
+		}
+	}
+	waitFor(t, 5*time.Second, "outbox drained", func() bool { return p2.OutboxDepth() == 0 })
+}
+
+func TestAuthentication(t *testing.T) {
+	pw, err := exec.LookPath("mosquitto_passwd")
+	if err != nil {
+		t.Skip("mosquitto_passwd not installed; cannot make a password file")
+	}
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "passwd")
+	if out, err := exec.Command(pw, "-b", "-c", pwFile, "user", "pass").CombinedOutput(); err != nil {
+		t.Fatalf("mosquitto_passwd: %v\n%s", err, out)
+	}
+	b := newBroker(t, freePort(t), fmt.Sprintf("allow_anonymous false\npassword_file %s\n", pwFile))
+	b.start()
+
+	t.Run("right", func(t *testing.T) {
+		cfg := testConfig(t, b.url(), t.TempDir())
+		cfg.Username, cfg.Password = "user", "pass"
+		p, err := New(cfg)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		defer p.Close()
+		if !p.Connected() {
+			t.Error("Connected() = false with the right credentials")
+		}
+	})
+	t.Run("wrong", func(t *testing.T) {
+		cfg := testConfig(t, b.url(), t.TempDir())
+		cfg.Username, cfg.Password = "user", "nope"
+		p, err := New(cfg)
+		if err == nil {
+			p.Close()
+			t.Fatal("New with a wrong password: no error")
+		}
+		if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "authentication") {
+			t.Errorf("New with a wrong password: %v, want an authentication error", err)
+		}
+		t.Logf("error: %v", err)
+	})
+}
+
+func TestBadTLSFiles(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"missing CA", func(c *Config) { c.CAFile = filepath.Join(dir, "nope.pem") }, "TLS CA file"},
+		{"CA not PEM", func(c *Config) { c.CAFile = notPEM }, "no PEM certificate"},
+		{"missing client key", func(c *Config) { c.CertFile, c.KeyFile = notPEM, filepath.Join(dir, "nope.key") }, "TLS client certificate"},
+		{"cert without key", func(c *Config) { c.CertFile = notPEM }, "must be given together"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, "ssl://127.0.0.1:1", t.TempDir())
+			tc.edit(&cfg)
+			p, err := New(cfg)
+			if err == nil {
+				p.Close()
+				t.Fatal("New: no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New: %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
