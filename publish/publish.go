@@ -299,7 +299,7 @@ func (p *Publisher) run(ctx context.Context) {
 				if ctx.Err() != nil {
 					return
 				}
-				d := p.cfg.Backoff[min(attempt, len(p.cfg.Backoff)-1)]
+				d := backoff(p.cfg.Backoff, attempt)
 				attempt++
 				if !sleep(ctx, d) {
 					return
@@ -386,4 +386,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// backoff is the wait before reconnect attempt n (0-based): the schedule's
+// steps in turn, then its last step for ever.
+func backoff(schedule []time.Duration, n int) time.Duration {
+	return schedule[min(n, len(schedule)-1)]
 }

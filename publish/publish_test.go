@@ -358,3 +358,40 @@ func TestBadTLSFiles(t *testing.T) {
 		})
 	}
 }
+
+func TestBackoffSchedule(t *testing.T) {
+	want := []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, time.Minute, time.Minute, time.Minute}
+	for n, w := range want {
+		if got := backoff(DefaultBackoff, n); got != w {
+			t.Errorf("backoff(DefaultBackoff, %d) = %v, want %v", n, got, w)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	good := Config{Broker: "tcp://127.0.0.1:1883", ClientID: "c", Table: "t", OutboxDir: "/tmp/x"}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("Validate(good) = %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"no broker", func(c *Config) { c.Broker = "" }, "broker is empty"},
+		{"bad scheme", func(c *Config) { c.Broker = "http://h:1" }, "not tcp or ssl"},
+		{"no host", func(c *Config) { c.Broker = "localhost" }, "not a URL"},
+		{"no client id", func(c *Config) { c.ClientID = "" }, "client id"},
+		{"no table", func(c *Config) { c.Table = "" }, "table"},
+		{"no outbox", func(c *Config) { c.OutboxDir = "" }, "outbox"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := good
+			tc.edit(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate() = %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
