@@ -149,6 +149,12 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	var out []Round
 	for _, tr := range t.tracks {
 		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
+			if t.nearCounted(tr) {
+				// A second sighting of a card already counted, read
+				// another way: it is the same card.
+				tr.stale = true
+				continue
+			}
 			t.confirm(tr, f.Index)
 		}
 		if tr.confirmed && !tr.gone && f.Index-tr.lastSeen > t.cfg.LostFrames {
@@ -292,12 +298,41 @@ const clearRead = 0.5
 // readable reports whether a track is a card worth counting: face down,
 // or read with enough confidence.
 func (t *Tracker) readable(tr *track) bool {
-	if tr.downs > tr.reads {
+	if tr.downs > tr.reads+tr.weakReads {
 		return true
 	}
 	_, conf := tr.identity()
-	return conf >= t.cfg.CountConfidence
+	if conf >= t.cfg.CountConfidence {
+		return true
+	}
+	// A card the model reads only doubtfully, but the same way every time
+	// for a while, is there: count it, with its low confidence, so that
+	// the round has all its cards and any alert on it goes for review.
+	if tr.reads == 0 && tr.weakReads >= 3*t.cfg.StableFrames {
+		best, total := 0.0, 0.0
+		for _, v := range tr.weak {
+			best, total = max(best, v), total+v
+		}
+		return conf >= weakFloor && best >= 0.8*total
+	}
+	return false
 }
+
+// nearCounted reports whether a counted card already lies where tr is: a
+// second, doubtful reading of it is not another card.
+func (t *Tracker) nearCounted(tr *track) bool {
+	for _, o := range t.tracks {
+		if o != tr && o.confirmed && !o.dropped && !o.stale && vision.Dist(o.pos, tr.pos) < t.cfg.MatchMM {
+			return true
+		}
+	}
+	return false
+}
+
+// weakFloor is the least mean confidence of a doubtful but steady
+// reading that still counts a card. Below it, what the model sees is as
+// likely a chip or the printing on the felt.
+const weakFloor = 0.35
 
 // identity returns the card most reads agreed on and how sure they are:
 // the mean confidence the reads gave it, counting reads of other cards
@@ -417,18 +452,28 @@ func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track
 	id, _ := tr.identity()
 	for _, s := range r.seats {
 		for i, h := range s.hands {
-			if len(h.cards) != 2 {
+			if len(h.cards) < 2 {
 				continue
 			}
-			// Either card of the pair may be the one that moved: with
-			// missed frames, the two may have been counted in either order.
-			for k, cand := range h.cards {
+			// The pair's second card moves. While the hand has only its
+			// pair, the two may have been counted in either order; once
+			// the next card has come (it can be counted before the moved
+			// card is, at its new place), it is the second.
+			cands := h.cards[1:2]
+			if len(h.cards) == 2 {
+				cands = h.cards
+			}
+			for _, cand := range cands {
 				d := vision.Dist(cand.pos, tr.pos)
-				if d < t.cfg.MatchMM*2 || d > 6*t.cfg.HandMM || tr.confirmAt-cand.lastSeen > t.cfg.SplitFrames || cand.lastSeen >= tr.firstSeen {
+				if d < t.cfg.MatchMM*2 || d > 6*t.cfg.HandMM || tr.confirmAt-cand.lastSeen > t.cfg.SplitFrames+(tr.confirmAt-tr.firstSeen) || cand.lastSeen >= tr.firstSeen {
 					continue
 				}
+				other := h.cards[0]
+				if cand == other {
+					other = h.cards[1]
+				}
 				cid, _ := cand.identity()
-				oid, _ := h.cards[1-k].identity()
+				oid, _ := other.identity()
 				if (id.Valid() && cid == id) || (!id.Valid() && cards.IsPair([]cards.Card{cid, oid})) {
 					return s, i, cand
 				}

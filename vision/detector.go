@@ -264,15 +264,18 @@ func (d *Detector) changed(cur, ref gocv.Mat) bool {
 	return float64(maxVal) >= d.opts.ChangeLevel
 }
 
-// merge collects the zones' observations, dropping the second sighting of
-// a card seen in two overlapping zones.
+// merge collects the zones' observations. Two cards never lie with their
+// centres a few millimetres apart (a hand's cards are some 20 mm apart),
+// so observations that close are one card, seen twice: by two
+// overlapping zones, or read from two corners, possibly differently. The
+// more confident reading stands.
 func (d *Detector) merge() []Observation {
 	var out []Observation
 	for _, z := range d.zones {
 		for _, o := range z.obs {
 			dup := false
 			for i, p := range out {
-				if p.Card == o.Card && p.FaceDown == o.FaceDown && Dist(p.Center, o.Center) < 12 {
+				if Dist(p.Center, o.Center) < sameCardMM {
 					dup = true
 					if o.Confidence > p.Confidence {
 						out[i] = o
@@ -287,5 +290,8 @@ func (d *Detector) merge() []Observation {
 	}
 	return out
 }
+
+// sameCardMM is how close two readings' centres must be to be one card.
+const sameCardMM = 10.0
 
 var black = color.RGBA{}

@@ -312,7 +312,18 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		g.conf = math.Max(g.conf, rd.res.Confidence)
 		g.capped = g.capped || rd.capped
 	}
+	// Two groups at one place are one card read two ways: keep the surer.
+	for i, g := range faces {
+		for j, h := range faces {
+			if i != j && g.n > 0 && h.n > 0 && g.centre.sub(h.centre).len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
+				h.n = 0
+			}
+		}
+	}
 	for _, g := range faces {
+		if g.n == 0 {
+			continue
+		}
 		conf := g.conf
 		if g.capped {
 			conf = math.Min(conf, d.opts.CoveredConfidence)
