@@ -213,11 +213,16 @@ func singleCard(c gocv.PointVector, area, cardPx, r float64) ([]corner, bool) {
 	var out []corner
 	for i := range p {
 		prev, next := p[(i+3)%4], p[(i+1)%4]
-		u, v := next.sub(p[i]).unit(), prev.sub(p[i]).unit()
+		u, v := next.sub(p[i]), prev.sub(p[i])
 		if cross(u, v) < 0 {
 			u, v = v, u
 		}
-		out = append(out, corner{P: p[i], U: u, V: v})
+		if u.len() > v.len() {
+			// The right-handed frame runs along the long edge here: the
+			// top-right or bottom-left corner, which has no index.
+			continue
+		}
+		out = append(out, corner{P: p[i], U: u.unit(), V: v.unit()})
 	}
 	return out, true
 }
