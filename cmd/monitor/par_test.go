@@ -12,6 +12,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
+// checkGolden compares got with the golden file, rewriting it first when
+// the tests run with -update.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update after checking it):\n%s", golden, got)
+	}
+}
+
 // run calls Main.Run as the command line would and returns its output.
 func run(tb testing.TB, args ...string) (string, string, error) {
 	tb.Helper()
@@ -37,19 +55,7 @@ func TestParGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("monitor %v: %v\n%s", tt.args, err, stderr)
 			}
-			golden := filepath.Join("testdata", tt.name)
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("monitor %v differs from %s:\n%s", tt.args, golden, got)
-			}
+			checkGolden(t, filepath.Join("testdata", tt.name), got)
 		})
 	}
 }

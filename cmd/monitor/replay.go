@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -107,7 +107,7 @@ func (r *replay) readEvents(path string) error {
 	for sc.Scan() {
 		line++
 		b := sc.Bytes()
-		if len(slices.DeleteFunc(slices.Clone(b), func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' })) == 0 {
+		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		e, err := controller.Parse(b)
@@ -205,14 +205,13 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	}()
 
 	var (
-		det   *vision.Detector
-		clf   *classify.Classifier
-		trk   *tracker.Tracker
-		rec   *alerts.Reconciler
-		ann   *annotator
-		ev    int
-		bar   *progress
-		lastE = -1
+		det *vision.Detector
+		clf *classify.Classifier
+		trk *tracker.Tracker
+		rec *alerts.Reconciler
+		ann *annotator
+		ev  int
+		bar *progress
 	)
 	if r.m.Terminal {
 		bar = newProgress(r.m.Stderr, "replay", "frames")
@@ -322,7 +321,6 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 			}
 		}
 		r.frames = f.index + 1
-		lastE = f.index
 		free <- f.mat
 		bar.Update(r.frames, max(total, r.frames))
 	}
@@ -337,7 +335,7 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 		return fmt.Errorf("the video %s has no frame that could be read", path)
 	}
 	if total > 0 && n < total-1 {
-		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", lastE+1, total)
+		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", r.frames, total)
 	}
 	return nil
 }

@@ -51,19 +51,7 @@ func TestReplayGolden(t *testing.T) {
 				t.Fatalf("replay: %v\n%s", err, stderr)
 			}
 			t.Log(strings.TrimSpace(stderr))
-			golden := filepath.Join("testdata", "replay-"+name+".golden.jsonl")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("results differ from %s (run with -update after checking them):\n%s", golden, got)
-			}
+			checkGolden(t, filepath.Join("testdata", "replay-"+name+".golden.jsonl"), got)
 			checkAgainstTruth(t, name, got)
 			if !strings.Contains(stdout, "ALERT") {
 				t.Error("no alert printed")

@@ -1,22 +1,12 @@
 package classify
 
 import (
-	"fmt"
 	"os"
 	"testing"
+
+	"bjmonitor/internal/matleak"
 )
 
-// TestMain fails the run when a test leaked a Mat; the check is live only
-// with -tags matprofile (see matprofile_test.go), which CI uses:
-//
-//	go test -tags matprofile ./vision/classify/
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := checkMatLeaks(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// TestMain fails the run when a test leaked a Mat; the check is live with
+// -tags matprofile, which scripts/test uses.
+func TestMain(m *testing.M) { os.Exit(matleak.Run(m)) }

@@ -1,5 +1,0 @@
-//go:build !matprofile
-
-package vision_test
-
-func checkMatLeaks() error { return nil }
