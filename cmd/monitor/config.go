@@ -12,8 +12,11 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"bjmonitor/alerts"
+	"bjmonitor/calibration"
 	"bjmonitor/evaluator"
 	"bjmonitor/game"
+	"bjmonitor/pipeline"
 	"bjmonitor/vision"
 )
 
@@ -278,4 +281,25 @@ func setDefaults(v *viper.Viper, prefix string, m map[string]any) {
 		}
 		v.SetDefault(key, val)
 	}
+}
+
+// pipelineConfig is the pipeline's configuration for a table file and a
+// frame rate.
+func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.Config, error) {
+	b7 := c.SideBets.Blazing7s.Meter
+	meter, err := evaluator.NewMeter(b7.Reset, b7.Contribution, b7.Start)
+	if err != nil {
+		return pipeline.Config{}, err
+	}
+	return pipeline.Config{
+		Table: table, Model: c.Vision.Model, FPS: fps, Rules: c.Rules(), Meter: meter,
+		Reconcile: alerts.Config{
+			Table: c.Table.ID, Rules: c.Rules(), Tables: c.PayTables(),
+			MinConfidence: c.Vision.MinConfidence,
+			Limits: map[evaluator.Bet]alerts.Limit{
+				evaluator.TwentyOnePlusThree: {Min: 1, Max: 0.1 * c.Table.MaxBet},
+				evaluator.Blazing7s:          {Min: 1, Max: 1},
+			},
+		},
+	}, nil
 }

@@ -19,9 +19,7 @@ import (
 	"bjmonitor/calibration"
 	"bjmonitor/controller"
 	"bjmonitor/evaluator"
-	"bjmonitor/tracker"
-	"bjmonitor/vision"
-	"bjmonitor/vision/classify"
+	"bjmonitor/pipeline"
 )
 
 // runReplay runs the whole pipeline on a recorded video: calibration,
@@ -81,9 +79,6 @@ type replay struct {
 	events    []controller.Event
 	malformed int
 	unknown   int
-	// entries holds each round's controller events, by round id.
-	entries map[string][]controller.Event
-	current string
 
 	fps       float64
 	frames    int
@@ -205,10 +200,7 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	}()
 
 	var (
-		det *vision.Detector
-		clf *classify.Classifier
-		trk *tracker.Tracker
-		rec *alerts.Reconciler
+		pl  *pipeline.Pipeline
 		ann *annotator
 		ev  int
 		bar *progress
@@ -217,11 +209,8 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 		bar = newProgress(r.m.Stderr, "replay", "frames")
 	}
 	defer func() {
-		if det != nil {
-			det.Close()
-		}
-		if clf != nil {
-			clf.Close()
+		if pl != nil {
+			pl.Close()
 		}
 		if ann != nil {
 			if err := ann.Close(); err != nil {
@@ -229,110 +218,31 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 			}
 		}
 	}()
-	r.entries = map[string][]controller.Event{}
 	r.alerts = map[string]int{}
-	finish := func(rounds []tracker.Round) error {
-		for _, rd := range rounds {
-			if err := r.finish(rd, rec, ann); err != nil {
+	emit := func(results []pipeline.Result) error {
+		for _, res := range results {
+			if err := r.write(res, ann); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for f := range full {
-		if err := ctx.Err(); err != nil {
-			free <- f.mat
-			return err
-		}
-		if det == nil {
-			// The first frame calibrates the camera.
-			cal, err := calibration.Solve(f.mat, table)
-			if err != nil {
-				free <- f.mat
-				return fmt.Errorf("calibrating on the first frame: %w", err)
-			}
-			if clf, err = classify.Open(r.cfg.Vision.Model); err != nil {
-				free <- f.mat
-				return err
-			}
-			if det, err = vision.NewDetector(cal, clf, vision.DefaultOptions()); err != nil {
-				free <- f.mat
-				return err
-			}
-			tcfg := tracker.DefaultConfig(r.fps)
-			tcfg.Controlled = len(r.events) > 0
-			trk = tracker.New(tcfg, table, r.cfg.Rules())
-			rec, err = r.reconciler()
-			if err != nil {
-				free <- f.mat
-				return err
-			}
-			if annotatePath != "" {
-				if ann, err = newAnnotator(annotatePath, r.fps, cal, f.mat.Cols(), f.mat.Rows()); err != nil {
-					free <- f.mat
-					return err
-				}
-				ann.hands = trk.Snapshot
-			}
-		}
-		t := float64(f.index) / r.fps
-		// Controller events up to this frame.
-		for ; ev < len(r.events) && *r.events[ev].T <= t+0.5/r.fps; ev++ {
-			e := r.events[ev]
-			switch e.Type {
-			case controller.GameStart:
-				if err := finish(trk.StartRound(e.Round, f.index)); err != nil {
-					free <- f.mat
-					return err
-				}
-				r.current = e.Round
-			case controller.GameEnd:
-				rd, ok := trk.EndRound(f.index)
-				if ok {
-					if rd.ID == "" {
-						rd.ID = e.Round
-					}
-					if err := finish([]tracker.Round{rd}); err != nil {
-						free <- f.mat
-						return err
-					}
-				}
-				continue
-			}
-			id := e.Round
-			if id == "" {
-				id = r.current // meter readings name no round
-			}
-			r.entries[id] = append(r.entries[id], e)
-		}
-		obs, err := det.Detect(f.mat, f.index, t)
+		err := r.frame(ctx, f, &pl, &ann, &ev, table, annotatePath, emit)
+		free <- f.mat
 		if err != nil {
-			free <- f.mat
 			return err
-		}
-		if err := finish(trk.Observe(obs)); err != nil {
-			free <- f.mat
-			return err
-		}
-		if ann != nil {
-			if err := ann.Frame(f.mat, obs); err != nil {
-				free <- f.mat
-				return err
-			}
 		}
 		r.frames = f.index + 1
-		free <- f.mat
 		bar.Update(r.frames, max(total, r.frames))
 	}
 	bar.Done()
 	n := <-decoded
-	if trk != nil {
-		if err := finish(trk.Flush()); err != nil {
-			return err
-		}
-	}
-	if det == nil {
+	if pl == nil {
 		return fmt.Errorf("the video %s has no frame that could be read", path)
+	}
+	if err := emit(pl.Flush()); err != nil {
+		return err
 	}
 	if total > 0 && n < total-1 {
 		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", r.frames, total)
@@ -340,27 +250,65 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	return nil
 }
 
-func (r *replay) reconciler() (*alerts.Reconciler, error) {
-	b7 := r.cfg.SideBets.Blazing7s.Meter
-	meter, err := evaluator.NewMeter(b7.Reset, b7.Contribution, b7.Start)
+// frame runs one decoded frame through the pipeline, which the first frame
+// creates (it calibrates the camera), after the controller events due by
+// then. The frame stays the caller's.
+func (r *replay) frame(ctx context.Context, f frame, pl **pipeline.Pipeline, ann **annotator, ev *int, table *calibration.Table, annotatePath string, emit func([]pipeline.Result) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if *pl == nil {
+		p, err := r.pipeline(table)
+		if err != nil {
+			return err
+		}
+		*pl = p
+	}
+	t := float64(f.index) / r.fps
+	for ; *ev < len(r.events) && *r.events[*ev].T <= t+0.5/r.fps; *ev++ {
+		if err := emit((*pl).Event(r.events[*ev], f.index)); err != nil {
+			return err
+		}
+	}
+	obs, res, err := (*pl).Frame(f.mat, f.index, t)
+	if err != nil {
+		if errors.Is(err, pipeline.ErrCalibration) {
+			return fmt.Errorf("calibrating on the first frame: %w", errors.Unwrap(err))
+		}
+		return err
+	}
+	if annotatePath != "" && *ann == nil {
+		a, err := newAnnotator(annotatePath, r.fps, (*pl).Calibration(), f.mat.Cols(), f.mat.Rows())
+		if err != nil {
+			return err
+		}
+		a.hands = (*pl).Snapshot
+		*ann = a
+	}
+	if err := emit(res); err != nil {
+		return err
+	}
+	if *ann != nil {
+		return (*ann).Frame(f.mat, obs)
+	}
+	return nil
+}
+
+// pipeline opens the stages with the configured rules, pay tables and
+// meter.
+func (r *replay) pipeline(table *calibration.Table) (*pipeline.Pipeline, error) {
+	pc, err := pipelineConfig(r.cfg, table, r.fps)
 	if err != nil {
 		return nil, err
 	}
-	return alerts.NewReconciler(alerts.Config{
-		Table: r.cfg.Table.ID, Rules: r.cfg.Rules(), Tables: r.cfg.PayTables(), FPS: r.fps,
-		MinConfidence: r.cfg.Vision.MinConfidence,
-		Limits: map[evaluator.Bet]alerts.Limit{
-			evaluator.TwentyOnePlusThree: {Min: 1, Max: 0.1 * r.cfg.Table.MaxBet},
-			evaluator.Blazing7s:          {Min: 1, Max: 1},
-		},
-	}, meter), nil
+	pc.Controlled = len(r.events) > 0
+	return pipeline.New(pc)
 }
 
-// finish reconciles a finished round and writes its records.
-func (r *replay) finish(rd tracker.Round, rec *alerts.Reconciler, ann *annotator) error {
+// write writes a finished round's records.
+func (r *replay) write(res pipeline.Result, ann *annotator) error {
 	r.rounds++
-	outcomes, found := rec.Round(rd, r.entries[rd.ID])
-	delete(r.entries, rd.ID)
+	rd, outcomes, found := res.Round, res.Outcomes, res.Alerts
 	table := r.cfg.Table.ID
 	write := func(typ string, v any) error {
 		if r.results == nil {
