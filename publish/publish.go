@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +24,10 @@ const (
 	KindOutcome = "outcome"
 	KindAlert   = "alert"
 	KindStats   = "stats"
+
+	// KindController is the table controller's event stream, which the
+	// monitor receives (see Config.Handlers) rather than publishes.
+	KindController = "controller"
 )
 
 // Payloads of the retained <prefix>/<table>/available topic.
@@ -40,6 +46,17 @@ var DefaultBackoff = []time.Duration{1 * time.Second, 5 * time.Second, 10 * time
 // credentials (CONNACK "bad user name or password" or "not authorised").
 var ErrAuth = errors.New("broker refused authentication")
 
+// ErrTLS is wrapped by the error New returns when the TLS handshake fails for
+// a reason that retrying will not fix: the broker's certificate does not
+// verify (unknown CA, another host name, expired), the broker does not speak
+// TLS on that port, or the broker rejects our client certificate or its
+// absence. The message says which, and names the broker and the files.
+var ErrTLS = errors.New("TLS handshake with the broker failed")
+
+// ErrSubscribe is wrapped by the error New returns when the broker refuses a
+// subscription asked for in Config.Handlers (usually its ACL).
+var ErrSubscribe = errors.New("broker refused the subscription")
+
 // Config says where and how to publish. The zero value is not usable: set at
 // least Broker, ClientID, Table and OutboxDir.
 type Config struct {
@@ -56,6 +73,27 @@ type Config struct {
 	TopicPrefix string // default "bjmonitor"; replays use their own so they never page an officer
 	Table       string
 	OutboxDir   string // where pending.jsonl and acked live; one directory per publisher
+
+	// Handlers receive what other systems publish for this table: each key
+	// is a kind (KindController), and its function gets the payload of every
+	// message on <prefix>/<table>/<kind>, subscribed at QoS 1. Note that the
+	// prefix is TopicPrefix, so a replay's publisher does not hear the live
+	// controller.
+	//
+	// They are set here rather than added later because the session is
+	// persistent: the broker queues messages at QoS 1 while the monitor is
+	// away and delivers them as soon as it connects, inside New, and they
+	// must find their handler there. The subscriptions are made again after
+	// every (re)connect, since a restarted broker without persistence has
+	// forgotten them.
+	//
+	// A function is called from paho's goroutine, one message at a time in
+	// arrival order, and the message is acknowledged only when it returns
+	// (so a crash inside it means the broker delivers it again). It must not
+	// block: while it runs no other message, acknowledgement or keepalive is
+	// processed on this connection. Hand the payload to a buffered channel
+	// and return; the payload is the function's to keep.
+	Handlers map[string]func(payload []byte)
 
 	ConnectTimeout time.Duration   // default 5 s, per connection attempt
 	AckTimeout     time.Duration   // default 10 s: after this, a message still unacknowledged on a live connection is sent again
@@ -101,6 +139,14 @@ func (c *Config) Validate() error {
 	}
 	if c.OutboxDir == "" {
 		return errors.New("publish: config: outbox directory is empty")
+	}
+	for kind, fn := range c.Handlers {
+		if kind == "" || strings.ContainsAny(kind, "/+#") || validKind(kind) || kind == "available" {
+			return fmt.Errorf("publish: config: handler kind %q must be one topic level and not one we publish", kind)
+		}
+		if fn == nil {
+			return fmt.Errorf("publish: config: handler for %q is nil", kind)
+		}
 	}
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		return fmt.Errorf("publish: config: client cert %q and key %q must be given together", c.CertFile, c.KeyFile)
@@ -154,8 +200,10 @@ type Publisher struct {
 
 // New opens the outbox in cfg.OutboxDir and connects to the broker. If the
 // broker cannot be reached, New still succeeds and keeps retrying in the
-// background (the box must start while the network is down); a broker that
-// refuses the credentials, or unreadable TLS files, make New fail.
+// background (the box must start while the network is down). What a retry
+// cannot fix makes New fail: unreadable TLS files, a broker that refuses the
+// credentials (ErrAuth), a TLS handshake that fails on certificates (ErrTLS),
+// or a refused subscription (ErrSubscribe).
 func New(cfg Config) (*Publisher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -169,6 +217,7 @@ func New(cfg Config) (*Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Handlers = maps.Clone(cfg.Handlers) // the caller may reuse its map
 	p := &Publisher{cfg: cfg, box: box, wake: make(chan struct{}, 1)}
 
 	opts := mqtt.NewClientOptions().
@@ -183,15 +232,26 @@ func New(cfg Config) (*Publisher, error) {
 		// sender knows when a connection is new and can resend the outbox head.
 		SetAutoReconnect(false).
 		SetConnectRetry(false).
-		SetConnectionLostHandler(func(mqtt.Client, error) { p.poke() })
+		SetConnectionLostHandler(func(mqtt.Client, error) { p.poke() }).
+		// Messages on a topic we no longer handle (a subscription the broker
+		// kept in our session from an earlier configuration) are
+		// acknowledged and ignored; without a handler paho would never
+		// acknowledge them, and the broker would resend them for ever.
+		SetDefaultPublishHandler(func(mqtt.Client, mqtt.Message) {})
 	if tc != nil {
 		opts.SetTLSConfig(tc)
 	}
 	p.client = mqtt.NewClient(opts)
+	for kind, fn := range cfg.Handlers {
+		// Routes, unlike subscriptions, live in the client and survive
+		// reconnects; they are in place before the first CONNECT so that
+		// messages queued in the session find them.
+		p.client.AddRoute(p.topic(kind), func(_ mqtt.Client, m mqtt.Message) { fn(m.Payload()) })
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
-	if err := p.connect(ctx); err != nil && errors.Is(err, ErrAuth) {
+	if err := p.connect(ctx); err != nil && (errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) || errors.Is(err, ErrSubscribe)) {
 		cancel()
 		box.close()
 		return nil, err
@@ -259,8 +319,10 @@ func (p *Publisher) Connected() bool { return p.client.IsConnectionOpen() }
 // StatsDropped counts stats messages dropped because the broker was down.
 func (p *Publisher) StatsDropped() int64 { return p.statsDropped.Load() }
 
-// connect makes one connection attempt and, on success, marks the table
-// online. It wraps ErrAuth when the broker refuses the credentials.
+// connect makes one connection attempt and, on success, subscribes to the
+// handled topics and marks the table online. It wraps ErrAuth when the
+// broker refuses the credentials, ErrTLS when the certificates do not
+// match, and ErrSubscribe when a subscription is refused.
 func (p *Publisher) connect(ctx context.Context) error {
 	tok := p.client.Connect()
 	select {
@@ -277,12 +339,47 @@ func (p *Publisher) connect(ctx context.Context) error {
 				return fmt.Errorf("publish: connect to %s as %q: %w: %v", p.cfg.Broker, p.cfg.Username, ErrAuth, err)
 			}
 		}
+		if why := p.tlsProblem(err); why != "" {
+			return fmt.Errorf("publish: connect to %s: %w: %s: %v", p.cfg.Broker, ErrTLS, why, err)
+		}
 		return fmt.Errorf("publish: connect to %s: %w", p.cfg.Broker, err)
+	}
+	if err := p.subscribe(); err != nil {
+		return err
 	}
 	// Retained, so a console that subscribes later still sees the state.
 	tok = p.client.Publish(p.topic("available"), 1, true, AvailableOnline)
 	if !tok.WaitTimeout(p.cfg.AckTimeout) || tok.Error() != nil {
 		return fmt.Errorf("publish: mark %s online: %v", p.cfg.Table, tok.Error())
+	}
+	return nil
+}
+
+// subscribe (re)makes the subscriptions for cfg.Handlers on a fresh
+// connection. A persistent session would normally keep them, but a broker
+// restarted without persistence, or an embedded one, has forgotten them.
+func (p *Publisher) subscribe() error {
+	if len(p.cfg.Handlers) == 0 {
+		return nil
+	}
+	filters := make(map[string]byte, len(p.cfg.Handlers))
+	for kind := range p.cfg.Handlers {
+		filters[p.topic(kind)] = 1
+	}
+	// nil callback: the routes were added once, in New.
+	tok := p.client.SubscribeMultiple(filters, nil)
+	if !tok.WaitTimeout(p.cfg.AckTimeout) {
+		return fmt.Errorf("publish: subscribe on %s: no acknowledgement within %v", p.cfg.Broker, p.cfg.AckTimeout)
+	}
+	if err := tok.Error(); err != nil {
+		return fmt.Errorf("publish: subscribe on %s: %w", p.cfg.Broker, err)
+	}
+	if st, ok := tok.(*mqtt.SubscribeToken); ok {
+		for topic, code := range st.Result() {
+			if code >= 0x80 { // SUBACK failure (MQTT 3.1.1 section 3.9.3)
+				return fmt.Errorf("publish: subscribe to %s on %s as %q: %w (check the broker's ACL for this user)", topic, p.cfg.Broker, p.cfg.Username, ErrSubscribe)
+			}
+		}
 	}
 	return nil
 }

@@ -1,0 +1,137 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+)
+
+// controllerClient connects a paho client that plays the table controller.
+func controllerClient(tb testing.TB, url string) mqtt.Client {
+	tb.Helper()
+	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).
+		SetClientID(fmt.Sprintf("controller-%d", time.Now().UnixNano())).
+		SetAutoReconnect(true).SetMaxReconnectInterval(200 * time.Millisecond).
+		SetConnectTimeout(2 * time.Second))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		tb.Fatalf("controller connect: %v", tok.Error())
+	}
+	tb.Cleanup(func() { c.Disconnect(100) })
+	return c
+}
+
+func sendEvent(tb testing.TB, c mqtt.Client, topic, payload string) {
+	tb.Helper()
+	if tok := c.Publish(topic, 1, false, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		tb.Fatalf("controller publish to %s: %v", topic, tok.Error())
+	}
+}
+
+// handlerConfig is testConfig with a controller handler that feeds the
+// returned channel, as the monitor would.
+func handlerConfig(tb testing.TB, url, dir string) (Config, chan string) {
+	got := make(chan string, 100)
+	cfg := testConfig(tb, url, dir)
+	cfg.Handlers = map[string]func([]byte){KindController: func(b []byte) { got <- string(b) }}
+	return cfg, got
+}
+
+func expectEvent(tb testing.TB, got <-chan string, want string) {
+	tb.Helper()
+	select {
+	case m := <-got:
+		if m != want {
+			tb.Errorf("controller event = %s, want %s", m, want)
+		}
+	case <-time.After(5 * time.Second):
+		tb.Fatalf("controller event %s: not delivered within 5 s", want)
+	}
+}
+
+func TestControllerSubscription(t *testing.T) {
+	b := newBroker(t, freePort(t), "") // no persistence: a restart forgets every subscription
+	b.start()
+	cfg, got := handlerConfig(t, b.url(), t.TempDir())
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer p.Close()
+	ctl := controllerClient(t, b.url())
+
+	sendEvent(t, ctl, "live/t1/controller", `{"type":"game_start","round":"0"}`) // another prefix
+	sendEvent(t, ctl, "test/t2/controller", `{"type":"game_start","round":"0"}`) // another table
+	first := `{"type":"game_start","round":"1842","t":12.30}`
+	sendEvent(t, ctl, "test/t1/controller", first)
+	expectEvent(t, got, first)
+
+	b.stop()
+	waitFor(t, 5*time.Second, "publisher sees the broker gone", func() bool { return !p.Connected() })
+	b.start()
+	waitFor(t, 10*time.Second, "publisher reconnects", p.Connected)
+	// The subscription is remade just after the connection opens; until it
+	// is, an event has no subscriber and the broker drops it. So send
+	// until one arrives: any arrival proves the resubscription.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		sendEvent(t, ctl, "test/t1/controller", fmt.Sprintf(`{"type":"meter","n":%d}`, i))
+		select {
+		case m := <-got:
+			t.Logf("after the restart, event %d of those sent arrived: %s", i, m)
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no controller event delivered after a broker restart: not resubscribed")
+		}
+	}
+}
+
+func TestControllerEventsQueuedWhileAway(t *testing.T) {
+	b := newBroker(t, freePort(t), "")
+	b.start()
+	dir := t.TempDir()
+	cfg, got := handlerConfig(t, b.url(), dir)
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if err := p.Close(); err != nil { // the monitor goes away; its session stays
+		t.Errorf("Close: %v", err)
+	}
+
+	ctl := controllerClient(t, b.url())
+	events := []string{
+		`{"type":"game_start","round":"1842","t":12.30}`,
+		`{"type":"wager","round":"1842","seat":3,"bet":"21+3","amount":5,"t":12.31}`,
+		`{"type":"game_end","round":"1842","t":40.0}`,
+	}
+	for _, e := range events {
+		sendEvent(t, ctl, "test/t1/controller", e)
+	}
+	select {
+	case m := <-got:
+		t.Fatalf("event %s delivered to a closed publisher", m)
+	default:
+	}
+
+	cfg2, got2 := handlerConfig(t, b.url(), dir)
+	p2, err := New(cfg2)
+	if err != nil {
+		t.Fatalf("New again: %v", err)
+	}
+	defer p2.Close()
+	for _, e := range events {
+		expectEvent(t, got2, e)
+	}
+	// Still subscribed after catching up.
+	live := `{"type":"game_start","round":"1843","t":50.0}`
+	sendEvent(t, ctl, "test/t1/controller", live)
+	expectEvent(t, got2, live)
+	if err := p2.Publish(context.Background(), KindAlert, alertPayload(1)); err != nil {
+		t.Errorf("Publish: %v", err)
+	}
+}
