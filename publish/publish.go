@@ -238,7 +238,12 @@ func New(cfg Config) (*Publisher, error) {
 		// acknowledged and ignored; without a handler paho would never
 		// acknowledge them, and the broker would resend them for ever.
 		SetDefaultPublishHandler(func(mqtt.Client, mqtt.Message) {})
-	if tc != nil {
+	if u, _ := url.Parse(cfg.Broker); isTLSScheme(u.Scheme) {
+		if tc == nil {
+			tc = &tls.Config{MinVersion: tls.VersionTLS12} // system roots
+		}
+		opts.SetCustomOpenConnectionFn(dialTLS(tc))
+	} else if tc != nil {
 		opts.SetTLSConfig(tc)
 	}
 	p.client = mqtt.NewClient(opts)
