@@ -371,22 +371,36 @@ func (p *Publisher) subscribe() error {
 	for kind := range p.cfg.Handlers {
 		filters[p.topic(kind)] = 1
 	}
-	// nil callback: the routes were added once, in New.
-	tok := p.client.SubscribeMultiple(filters, nil)
-	if !tok.WaitTimeout(p.cfg.AckTimeout) {
-		return fmt.Errorf("publish: subscribe on %s: no acknowledgement within %v", p.cfg.Broker, p.cfg.AckTimeout)
-	}
-	if err := tok.Error(); err != nil {
-		return fmt.Errorf("publish: subscribe on %s: %w", p.cfg.Broker, err)
-	}
-	if st, ok := tok.(*mqtt.SubscribeToken); ok {
-		for topic, code := range st.Result() {
-			if code >= 0x80 { // SUBACK failure (MQTT 3.1.1 section 3.9.3)
-				return fmt.Errorf("publish: subscribe to %s on %s as %q: %w (check the broker's ACL for this user)", topic, p.cfg.Broker, p.cfg.Username, ErrSubscribe)
+	var refused string
+	// A refusal is retried a few times: mochi (the embedded broker) shares
+	// packet ids between directions and refuses a SUBSCRIBE whose id is one
+	// of the messages it is still delivering to us from our session; once
+	// we acknowledge those, the same SUBSCRIBE succeeds.
+	for try := range 5 {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		}
+		// nil callback: the routes were added once, in New.
+		tok := p.client.SubscribeMultiple(filters, nil)
+		if !tok.WaitTimeout(p.cfg.AckTimeout) {
+			return fmt.Errorf("publish: subscribe on %s: no acknowledgement within %v", p.cfg.Broker, p.cfg.AckTimeout)
+		}
+		if err := tok.Error(); err != nil {
+			return fmt.Errorf("publish: subscribe on %s: %w", p.cfg.Broker, err)
+		}
+		refused = ""
+		if st, ok := tok.(*mqtt.SubscribeToken); ok {
+			for topic, code := range st.Result() {
+				if code >= 0x80 { // SUBACK failure (MQTT 3.1.1 section 3.9.3)
+					refused = topic
+				}
 			}
 		}
+		if refused == "" {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("publish: subscribe to %s on %s as %q: %w (check the broker's ACL for this user)", refused, p.cfg.Broker, p.cfg.Username, ErrSubscribe)
 }
 
 // run connects, drains the outbox, and waits for more, until ctx ends.

@@ -1,0 +1,210 @@
+// Package broker runs the embedded MQTT broker that a monitor starts when no
+// broker is configured, so that a single box works as it comes: the monitor
+// publishes to it, and a console on the same box (or, with Addr ":1883", on
+// the room's network) subscribes to it.
+//
+// It wraps mochi-mqtt v2 and speaks MQTT 3.1.1 and 5. Retained messages and
+// persistent sessions live in memory only: an embedded broker that restarts
+// forgets the retained "available" state and every queued session, so a
+// console that was away misses what was queued for it. Alerts are still never
+// lost, because the monitor's publisher keeps them in its on-disk outbox until
+// the broker acknowledges them; a site that needs consoles to catch up after
+// a restart runs its own Mosquitto instead.
+//
+// Usage:
+//
+//	b, err := broker.Start(ctx, broker.Config{}, log) // 127.0.0.1:1883
+//	if err != nil {
+//		return err
+//	}
+//	defer b.Close() // the caller owns b and must Close it, after the publisher
+//	p, err := publish.New(publish.Config{Broker: b.URL(), ...})
+package broker
+
+import (
+	"context"
+	"crypto/subtle"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
+)
+
+// DefaultAddr keeps the embedded broker private to the box; set Addr to
+// ":1883" to serve consoles elsewhere in the room.
+const DefaultAddr = "127.0.0.1:1883"
+
+// Config says where the embedded broker listens and whom it lets in.
+type Config struct {
+	// Addr is the TCP listen address, default DefaultAddr. Port 0 picks a
+	// free port (tests); URL reports the one bound.
+	Addr string
+
+	// Users maps user name to password. Empty: anonymous clients are
+	// allowed, which is safe only on 127.0.0.1 or a closed network.
+	Users map[string]string
+
+	// CertFile and KeyFile (PEM), when both are set, make the listener speak
+	// TLS only (mqtts). Clients must then verify a certificate whose names
+	// include the host they dial.
+	CertFile string
+	KeyFile  string
+}
+
+// Broker is a running embedded MQTT broker. The caller must call Close.
+type Broker struct {
+	srv  *mqtt.Server
+	url  string
+	once sync.Once
+}
+
+const listenerID = "mqtt"
+
+// Start listens on cfg.Addr and serves MQTT until Close. ctx bounds the start
+// only; the broker runs until Close, so that a publisher closing after ctx
+// ends can still mark its table stopped. mochi's own log lines of level warn
+// and above go to log (nil: slog.Default()).
+func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
+		return nil, fmt.Errorf("broker: TLS certificate %q and key %q must be given together", cfg.CertFile, cfg.KeyFile)
+	}
+	var tc *tls.Config
+	if cfg.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("broker: TLS certificate %q / key %q: %w", cfg.CertFile, cfg.KeyFile, err)
+		}
+		tc = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	}
+
+	mlog := slog.New(warnHandler{log.Handler()}).With("component", "mqtt-broker")
+	srv := mqtt.New(&mqtt.Options{
+		Logger: mlog,
+		// $SYS statistics every minute rather than every second: nobody
+		// watches them on a table box, and each costs a wake-up.
+		SysTopicResendInterval: 60,
+	})
+	// mochi refuses every client unless an auth hook lets it in.
+	if err := srv.AddHook(&authHook{users: cfg.Users}, nil); err != nil {
+		return nil, fmt.Errorf("broker: auth hook: %w", err)
+	}
+	l := listeners.NewTCP(listeners.Config{ID: listenerID, Address: cfg.Addr, TLSConfig: tc})
+	if err := srv.AddListener(l); err != nil {
+		return nil, listenError(cfg.Addr, err)
+	}
+	if err := srv.Serve(); err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("broker: serve: %w", err)
+	}
+	scheme := "tcp"
+	if tc != nil {
+		scheme = "ssl"
+	}
+	b := &Broker{srv: srv, url: scheme + "://" + dialable(l.Address())}
+	log.Info("embedded MQTT broker listening", "url", b.url, "addr", l.Address(), "auth", len(cfg.Users) > 0, "tls", tc != nil)
+	return b, nil
+}
+
+// listenError explains the usual cause of a failed listen to whoever
+// installs the box.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("broker: cannot listen on %s: the port is already in use, most likely by another MQTT broker (such as Mosquitto) on this box; stop it, or configure the monitor to publish to that broker instead of starting the embedded one: %w", addr, err)
+	}
+	return fmt.Errorf("broker: cannot listen on %s: %w", addr, err)
+}
+
+// dialable turns a bound address into one a local client can dial: an
+// unspecified host (":1883", "0.0.0.0", "[::]") becomes 127.0.0.1.
+func dialable(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// URL is the broker's address for publish.Config.Broker: tcp://host:port, or
+// ssl://host:port with TLS, with the port actually bound.
+func (b *Broker) URL() string { return b.url }
+
+// Close disconnects every client, stops listening and waits for the
+// broker's connection goroutines to end. Clients see the connection drop
+// (their last wills are sent, to no one). It is safe to call more than once.
+func (b *Broker) Close() error {
+	var err error
+	b.once.Do(func() { err = b.srv.Close() })
+	return err
+}
+
+// authHook lets clients in by user name and password, or everyone when no
+// users are configured. Once in, a client may publish and subscribe to any
+// topic: the broker serves one table's box.
+type authHook struct {
+	mqtt.HookBase
+	users map[string]string
+}
+
+func (h *authHook) ID() string { return "bjmonitor-auth" }
+
+func (h *authHook) Provides(b byte) bool {
+	return b == mqtt.OnConnectAuthenticate || b == mqtt.OnACLCheck
+}
+
+func (h *authHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
+	if len(h.users) == 0 {
+		return true
+	}
+	want, ok := h.users[string(pk.Connect.Username)]
+	// Compare in constant time, and even for an unknown user, so that the
+	// reply time does not tell which user names exist.
+	match := subtle.ConstantTimeCompare([]byte(want), pk.Connect.Password) == 1
+	if !ok || !match {
+		h.Log.Warn("refused a client: bad user name or password", "client", cl.ID, "user", string(pk.Connect.Username), "remote", cl.Net.Remote)
+		return false
+	}
+	return true
+}
+
+func (h *authHook) OnACLCheck(*mqtt.Client, string, bool) bool { return true }
+
+// warnHandler passes on only records of level warn and above, so that
+// mochi's per-connection info lines do not flood the monitor's log.
+type warnHandler struct{ h slog.Handler }
+
+func (w warnHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.h.Enabled(ctx, l)
+}
+
+func (w warnHandler) Handle(ctx context.Context, r slog.Record) error {
+	if strings.TrimSpace(r.Message) == "" {
+		// mochi logs a failed or ended client connection with no message.
+		nr := slog.NewRecord(r.Time, r.Level, "client connection ended with an error", r.PC)
+		r.Attrs(func(a slog.Attr) bool { nr.AddAttrs(a); return true })
+		r = nr
+	}
+	return w.h.Handle(ctx, r)
+}
+
+func (w warnHandler) WithAttrs(as []slog.Attr) slog.Handler { return warnHandler{w.h.WithAttrs(as)} }
+func (w warnHandler) WithGroup(g string) slog.Handler       { return warnHandler{w.h.WithGroup(g)} }
