@@ -1,24 +1,3 @@
-// Package broker runs the embedded MQTT broker that a monitor starts when no
-// broker is configured, so that a single box works as it comes: the monitor
-// publishes to it, and a console on the same box (or, with Addr ":1883", on
-// the room's network) subscribes to it.
-//
-// It wraps mochi-mqtt v2 and speaks MQTT 3.1.1 and 5. Retained messages and
-// persistent sessions live in memory only: an embedded broker that restarts
-// forgets the retained "available" state and every queued session, so a
-// console that was away misses what was queued for it. Alerts are still never
-// lost, because the monitor's publisher keeps them in its on-disk outbox until
-// the broker acknowledges them; a site that needs consoles to catch up after
-// a restart runs its own Mosquitto instead.
-//
-// Usage:
-//
-//	b, err := broker.Start(ctx, broker.Config{}, log) // 127.0.0.1:1883
-//	if err != nil {
-//		return err
-//	}
-//	defer b.Close() // the caller owns b and must Close it, after the publisher
-//	p, err := publish.New(publish.Config{Broker: b.URL(), ...})
 package broker
 
 import (
@@ -27,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -189,7 +169,8 @@ func (h *authHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) boo
 func (h *authHook) OnACLCheck(*mqtt.Client, string, bool) bool { return true }
 
 // warnHandler passes on only records of level warn and above, so that
-// mochi's per-connection info lines do not flood the monitor's log.
+// mochi's per-connection info lines do not flood the monitor's log, and
+// drops the warnings mochi gives for a connection that simply ended.
 type warnHandler struct{ h slog.Handler }
 
 func (w warnHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -197,6 +178,17 @@ func (w warnHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (w warnHandler) Handle(ctx context.Context, r slog.Record) error {
+	ordinary := false
+	r.Attrs(func(a slog.Attr) bool {
+		if err, ok := a.Value.Any().(error); ok && (errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)) {
+			ordinary = true // a client that went away, or our own Close
+			return false
+		}
+		return true
+	})
+	if ordinary {
+		return nil
+	}
 	if strings.TrimSpace(r.Message) == "" {
 		// mochi logs a failed or ended client connection with no message.
 		nr := slog.NewRecord(r.Time, r.Level, "client connection ended with an error", r.PC)

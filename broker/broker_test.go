@@ -351,7 +351,8 @@ func TestURL(t *testing.T) {
 // and leaves no goroutine behind.
 func TestCloseEndsEverything(t *testing.T) {
 	before := settledGoroutines()
-	b, err := Start(context.Background(), Config{Addr: "127.0.0.1:0"}, nil)
+	logs := &logBuffer{}
+	b, err := Start(context.Background(), Config{Addr: "127.0.0.1:0"}, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,6 +381,11 @@ func TestCloseEndsEverything(t *testing.T) {
 		t.Errorf("port %s still taken after Close: %v", addr, err)
 	} else {
 		l.Close()
+	}
+
+	// Clients dropped by our own Close are no news for the monitor's log.
+	if strings.Contains(logs.String(), "WARN") {
+		t.Errorf("Close logged warnings:\n%s", logs)
 	}
 
 	deadline := time.Now().Add(5 * time.Second)

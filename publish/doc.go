@@ -16,11 +16,21 @@
 // effort, QoS 0, and dropped and counted while offline, because a stale fps
 // figure is worth nothing.
 //
+// The publisher also receives: Config.Handlers subscribes, at QoS 1 and on
+// the same connection, to <prefix>/<table>/<kind> for each kind given, such
+// as KindController for the table controller's events. The session is
+// persistent (a fixed client id, clean session off), so the broker queues
+// those messages while the monitor is away and delivers them when it comes
+// back; the subscriptions are made again on every connection, for brokers
+// that forgot them. Handlers run on paho's goroutine and must return quickly.
+//
 // Publish never waits for the broker: it returns once the record is on disk.
 // The connection is retried after 1 s, 5 s, 10 s, then every 60 s. New fails
 // only when it cannot work at all (bad config or TLS files, the outbox
-// unwritable, the broker refusing the credentials); an unreachable broker is
-// not an error, because the box must start while the network is down.
+// unwritable, the broker refusing the credentials, a TLS certificate that
+// does not verify or is refused, a refused subscription), with a message
+// that names the broker and the fix; an unreachable broker is not an error,
+// because the box must start while the network is down.
 //
 // Usage:
 //
@@ -29,6 +39,11 @@
 //		ClientID:  "bjmonitor-table7",
 //		Table:     "table7",
 //		OutboxDir: "/var/lib/bjmonitor/outbox",
+//		Handlers: map[string]func([]byte){
+//			// A buffered channel: a handler that blocks stalls the whole
+//			// connection, acknowledgements of our alerts included.
+//			publish.KindController: func(b []byte) { events <- b },
+//		},
 //	})
 //	if err != nil {
 //		return err

@@ -90,8 +90,8 @@ type Config struct {
 	// A function is called from paho's goroutine, one message at a time in
 	// arrival order, and the message is acknowledged only when it returns
 	// (so a crash inside it means the broker delivers it again). It must not
-	// block: while it runs no other message, acknowledgement or keepalive is
-	// processed on this connection. Hand the payload to a buffered channel
+	// block: while it runs, paho reads nothing more from this connection,
+	// not even the broker's acknowledgements of our alerts. Hand the payload to a buffered channel
 	// and return; the payload is the function's to keep.
 	Handlers map[string]func(payload []byte)
 

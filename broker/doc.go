@@ -1,0 +1,33 @@
+// Package broker runs the embedded MQTT broker that a monitor starts when no
+// broker is configured, so that a single box works as it comes: the monitor
+// publishes to it, and a console on the same box (or, with Addr ":1883", on
+// the room's network) subscribes to it.
+//
+// It wraps mochi-mqtt v2 and speaks MQTT 3.1.1 and 5, on one TCP listener,
+// optionally TLS, optionally with user names and passwords.
+//
+// Retained messages and persistent sessions live in memory only. The broker
+// runs inside the monitor's process, so when the monitor restarts, the
+// broker forgets the retained "available" state and every session it was
+// queuing for a console that was away: that console misses those messages.
+// The monitor's own alerts are still never lost on the way to the broker,
+// because its publisher keeps each in the on-disk outbox until the broker
+// acknowledges it; and the publisher remakes its own subscriptions on every
+// connection. A site whose consoles must catch up across a restart of the
+// box runs Mosquitto with persistence and configures the monitor to use it.
+//
+// Two mochi habits to know: when a client with a persistent session comes
+// back, the messages queued for it are resent sorted only by the second
+// they arrived in, so several from one second may arrive out of order (the
+// controller's events carry their own times); and mochi shares packet ids
+// between directions, which the publisher works around (see publish).
+//
+// Usage:
+//
+//	b, err := broker.Start(ctx, broker.Config{}, log) // 127.0.0.1:1883
+//	if err != nil {
+//		return err
+//	}
+//	defer b.Close() // the caller owns b and must Close it, after the publisher
+//	p, err := publish.New(publish.Config{Broker: b.URL(), ...})
+package broker
