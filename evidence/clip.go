@@ -104,6 +104,13 @@ func (r *Recorder) writeClip(ctx context.Context, c *clip) (err error) {
 	if len(c.frames) == 0 {
 		return fmt.Errorf("evidence: clip %s: no frames kept between %.2f s and %.2f s", c.path, c.start, c.end)
 	}
+	// Alerts of one round often share their moment (game end): encode
+	// their common clip once, and link it.
+	key := clipKey{c.frames[0].t, c.frames[len(c.frames)-1].t, len(c.frames)}
+	if r.lastClip.key == key && os.Link(r.lastClip.path, c.path) == nil {
+		r.clips.Add(1)
+		return nil
+	}
 	tmp := partName(c.path)
 	var w *video.Writer
 	var size image.Point
@@ -149,7 +156,14 @@ func (r *Recorder) writeClip(ctx context.Context, c *clip) (err error) {
 		return fail(fmt.Errorf("evidence: clip %s: %w", c.path, err))
 	}
 	r.clips.Add(1)
+	r.lastClip.key, r.lastClip.path = key, c.path
 	return nil
+}
+
+// clipKey tells clips of the same frames apart from others.
+type clipKey struct {
+	first, last float64
+	n           int
 }
 
 // interrupted says whether err is ctx ending.

@@ -179,6 +179,13 @@ type Recorder struct {
 	prune    bool // retention is due
 	closed   bool
 
+	// lastClip is the last clip encoded; only the worker, then Close,
+	// touch it.
+	lastClip struct {
+		key  clipKey
+		path string
+	}
+
 	kept, saved, stale, clips, prunedFiles, prunedBytes, errs atomic.Uint64
 }
 

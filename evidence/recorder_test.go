@@ -3,8 +3,10 @@ package evidence
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,6 +26,9 @@ func newRecorder(tb testing.TB, cfg Config) *Recorder {
 	tb.Helper()
 	if cfg.Dir == "" {
 		cfg.Dir = tb.TempDir()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	r, err := New(context.Background(), cfg)
 	if err != nil {
@@ -179,6 +184,10 @@ func TestClips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	same, err := r.Save("same", 3, nil) // the same frames: linked
+	if err != nil {
+		t.Fatal(err)
+	}
 	waits, err := r.Save("waits", 4.9, nil) // 4.4 … 5.2, complete once 5.2 is added
 	if err != nil {
 		t.Fatal(err)
@@ -197,13 +206,18 @@ func TestClips(t *testing.T) {
 	for _, tc := range []struct {
 		p    Paths
 		want int
-	}{{done, 9}, {waits, 9}, {short, 7}} {
+	}{{done, 9}, {same, 9}, {waits, 9}, {short, 7}} {
 		if got := countFrames(t, tc.p.Clip); got != tc.want {
 			t.Errorf("%s: %d frames, want %d", filepath.Base(tc.p.Clip), got, tc.want)
 		}
 	}
-	if s := r.Stats(); s.Clips != 3 || s.Pending != 0 || s.Errors != 0 {
-		t.Errorf("stats %+v, want 3 clips, none pending, no errors", s)
+	if s := r.Stats(); s.Clips != 4 || s.Pending != 0 || s.Errors != 0 {
+		t.Errorf("stats %+v, want 4 clips, none pending, no errors", s)
+	}
+	a, errA := os.Stat(done.Clip)
+	b, errB := os.Stat(same.Clip)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		t.Errorf("clips of the same frames %s and %s not linked (%v, %v)", done.Clip, same.Clip, errA, errB)
 	}
 	left, _ := filepath.Glob(filepath.Join(r.cfg.Dir, ".*"))
 	if len(left) != 0 {
@@ -509,5 +523,31 @@ func BenchmarkAdd1080p(b *testing.B) {
 				b.ReportMetric(float64(s.BufferedBytes)/float64(s.Buffered)/1024, "KiB/frame")
 			}
 		})
+	}
+}
+
+// BenchmarkClip measures encoding a default clip (8 s at 10 fps, 960×540)
+// from kept frames, as the background goroutine does.
+func BenchmarkClip(b *testing.B) {
+	src := gocv.NewMatWithSize(1080, 1920, gocv.MatTypeCV8UC3)
+	defer src.Close()
+	gocv.RandU(&src, gocv.NewScalar(0, 0, 0, 0), gocv.NewScalar(255, 255, 255, 0))
+	gocv.GaussianBlur(src, &src, image.Pt(15, 15), 0, 0, gocv.BorderDefault)
+	r := newRecorder(b, Config{})
+	for i := range 81 {
+		if err := r.Add(src, float64(i)/10); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r.mu.Lock()
+	frames := append([]frame(nil), r.frames...)
+	r.mu.Unlock()
+	b.ResetTimer()
+	for i := range b.N {
+		c := &clip{path: filepath.Join(r.cfg.Dir, fmt.Sprintf("b%d.mp4", i)), frames: frames}
+		if err := r.writeClip(context.Background(), c); err != nil {
+			b.Fatal(err)
+		}
+		r.lastClip.key = clipKey{} // no linking
 	}
 }
