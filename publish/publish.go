@@ -89,10 +89,11 @@ type Config struct {
 	//
 	// A function is called from paho's goroutine, one message at a time in
 	// arrival order, and the message is acknowledged only when it returns
-	// (so a crash inside it means the broker delivers it again). It must not
-	// block: while it runs, paho reads nothing more from this connection,
-	// not even the broker's acknowledgements of our alerts. Hand the payload to a buffered channel
-	// and return; the payload is the function's to keep.
+	// (so a crash inside it means the broker delivers it again). It must
+	// not block: while it runs, paho reads nothing more from this
+	// connection, not even the broker's acknowledgements of our alerts.
+	// Hand the payload to a buffered channel and return; the payload is the
+	// function's to keep.
 	Handlers map[string]func(payload []byte)
 
 	ConnectTimeout time.Duration   // default 5 s, per connection attempt
@@ -256,8 +257,9 @@ func New(cfg Config) (*Publisher, error) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
-	if err := p.connect(ctx); err != nil && (errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) || errors.Is(err, ErrSubscribe)) {
+	if err := p.connect(ctx, true); err != nil && (errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) || errors.Is(err, ErrSubscribe)) {
 		cancel()
+		p.client.Disconnect(250) // connected when a subscription was refused; cleanly, so no will
 		box.close()
 		return nil, err
 	}
@@ -327,8 +329,11 @@ func (p *Publisher) StatsDropped() int64 { return p.statsDropped.Load() }
 // connect makes one connection attempt and, on success, subscribes to the
 // handled topics and marks the table online. It wraps ErrAuth when the
 // broker refuses the credentials, ErrTLS when the certificates do not
-// match, and ErrSubscribe when a subscription is refused.
-func (p *Publisher) connect(ctx context.Context) error {
+// match, and ErrSubscribe when a subscription is refused. A refused
+// subscription on the first connection (from New) returns before the table
+// is marked online, since New then fails; on a reconnect the table is
+// marked online anyway, as its alerts can still go out.
+func (p *Publisher) connect(ctx context.Context, first bool) error {
 	tok := p.client.Connect()
 	select {
 	case <-tok.Done():
@@ -349,15 +354,16 @@ func (p *Publisher) connect(ctx context.Context) error {
 		}
 		return fmt.Errorf("publish: connect to %s: %w", p.cfg.Broker, err)
 	}
-	if err := p.subscribe(); err != nil {
-		return err
+	subErr := p.subscribe()
+	if first && errors.Is(subErr, ErrSubscribe) {
+		return subErr
 	}
 	// Retained, so a console that subscribes later still sees the state.
 	tok = p.client.Publish(p.topic("available"), 1, true, AvailableOnline)
 	if !tok.WaitTimeout(p.cfg.AckTimeout) || tok.Error() != nil {
-		return fmt.Errorf("publish: mark %s online: %v", p.cfg.Table, tok.Error())
+		return errors.Join(subErr, fmt.Errorf("publish: mark %s online: %v", p.cfg.Table, tok.Error()))
 	}
-	return nil
+	return subErr
 }
 
 // subscribe (re)makes the subscriptions for cfg.Handlers on a fresh
@@ -411,7 +417,7 @@ func (p *Publisher) run(ctx context.Context) {
 	var inflightSeq uint64
 	for {
 		if !p.client.IsConnectionOpen() {
-			if err := p.connect(ctx); err != nil {
+			if err := p.connect(ctx, false); err != nil {
 				if ctx.Err() != nil {
 					return
 				}

@@ -2,11 +2,17 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+	mochi "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // controllerClient connects a paho client that plays the table controller.
@@ -133,5 +139,52 @@ func TestControllerEventsQueuedWhileAway(t *testing.T) {
 	expectEvent(t, got2, live)
 	if err := p2.Publish(context.Background(), KindAlert, alertPayload(1)); err != nil {
 		t.Errorf("Publish: %v", err)
+	}
+}
+
+// denyController lets every client in, and refuses reading the controller.
+type denyController struct{ mochi.HookBase }
+
+func (h *denyController) ID() string { return "deny-controller" }
+func (h *denyController) Provides(b byte) bool {
+	return b == mochi.OnConnectAuthenticate || b == mochi.OnACLCheck
+}
+func (h *denyController) OnConnectAuthenticate(*mochi.Client, packets.Packet) bool { return true }
+func (h *denyController) OnACLCheck(_ *mochi.Client, topic string, write bool) bool {
+	return write || !strings.HasSuffix(topic, "/"+KindController)
+}
+
+func TestRefusedSubscription(t *testing.T) {
+	// Mosquitto grants any subscription and filters on delivery, so the
+	// refusal is staged with mochi, which checks the ACL on SUBSCRIBE.
+	srv := mochi.New(&mochi.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err := srv.AddHook(&denyController{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	l := listeners.NewTCP(listeners.Config{ID: "t", Address: "127.0.0.1:0"})
+	if err := srv.AddListener(l); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Serve(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	url := "tcp://" + l.Address()
+	sub := subscribe(t, url, "probe-refused", "test/#", true)
+
+	cfg, _ := handlerConfig(t, url, t.TempDir())
+	p, err := New(cfg)
+	if err == nil {
+		p.Close()
+		t.Fatal("New with a subscription the broker refuses: no error")
+	}
+	t.Logf("error: %v", err)
+	if !errors.Is(err, ErrSubscribe) || !strings.Contains(err.Error(), "test/t1/controller") || !strings.Contains(err.Error(), "ACL") {
+		t.Errorf("New: %v, want ErrSubscribe naming the topic and the ACL", err)
+	}
+	select {
+	case m := <-sub.msgs:
+		t.Errorf("a refused New published %+v", m)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
