@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -14,8 +15,14 @@ func TestEncode(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}
-	if m["type"] != "alert" || m["kind"] != "overpaid" || m["id"] != "x" {
+	if m["type"] != "alert" || m["kind"] != "overpaid" || m["id"] != "x" || m["table"] != "bj-7" {
 		t.Errorf("record %s", b)
+	}
+	if n := strings.Count(string(b), `"table"`); n != 1 {
+		t.Errorf("record %s names its table %d times", b, n)
+	}
+	if _, err := Encode(RecordAlert, "bj-8", Alert{ID: "x", Table: "bj-7"}); err == nil {
+		t.Error("an alert of another table was written")
 	}
 	if b, err := Encode(RecordRound, "t", struct{}{}); err != nil || string(b) != `{"type":"round","table":"t"}` {
 		t.Errorf("empty object: %s, %v", b, err)

@@ -3,10 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
@@ -26,6 +32,66 @@ type Config struct {
 	Table    TableConfig    `mapstructure:"table"`
 	SideBets SideBetsConfig `mapstructure:"side_bets"`
 	Vision   VisionConfig   `mapstructure:"vision"`
+	Live     LiveConfig     `mapstructure:"live"`
+	MQTT     MQTTConfig     `mapstructure:"mqtt"`
+	Evidence EvidenceConfig `mapstructure:"evidence"`
+	Metrics  MetricsConfig  `mapstructure:"metrics"`
+	Log      LogConfig      `mapstructure:"log"`
+}
+
+// LiveConfig is where the live monitor takes its frames from.
+type LiveConfig struct {
+	// Source is a camera (device index "0" or path "/dev/video0"), an
+	// rtsp:// URL, or a video file.
+	Source string `mapstructure:"source"`
+	// FPS is the camera's frame rate; 0 takes what the source reports.
+	FPS float64 `mapstructure:"fps"`
+	// StatsInterval is how often fps, drops and latency are published.
+	StatsInterval time.Duration `mapstructure:"stats_interval"`
+}
+
+// MQTTConfig is the broker the results go to and the controller's events
+// come from.
+type MQTTConfig struct {
+	// Broker is tcp://host:1883 or ssl://host:8883. Empty: the monitor
+	// runs an embedded broker on EmbeddedAddr (live only).
+	Broker       string `mapstructure:"broker"`
+	EmbeddedAddr string `mapstructure:"embedded_addr"`
+	// ClientID is fixed, so the broker keeps the session across
+	// reconnects; empty: bjmonitor-<table.id>.
+	ClientID string `mapstructure:"client_id"`
+	Username string `mapstructure:"username"`
+	Password string `mapstructure:"password"`
+	CAFile   string `mapstructure:"ca_file"`
+	CertFile string `mapstructure:"cert_file"`
+	KeyFile  string `mapstructure:"key_file"`
+	// TopicPrefix is where live results go; ReplayPrefix where replays
+	// publish, so that they never page an officer.
+	TopicPrefix  string `mapstructure:"topic_prefix"`
+	ReplayPrefix string `mapstructure:"replay_prefix"`
+	// Outbox is the folder where results wait, on disk, for the broker.
+	Outbox string `mapstructure:"outbox"`
+}
+
+// EvidenceConfig is where alert snapshots and clips go and how long they
+// stay.
+type EvidenceConfig struct {
+	// Dir is the folder; empty writes no evidence.
+	Dir      string        `mapstructure:"dir"`
+	MaxAge   time.Duration `mapstructure:"max_age"`
+	MaxBytes int64         `mapstructure:"max_bytes"`
+}
+
+// MetricsConfig is the Prometheus endpoint.
+type MetricsConfig struct {
+	// Addr serves /metrics; empty serves nothing.
+	Addr string `mapstructure:"addr"`
+}
+
+// LogConfig is how the monitor logs.
+type LogConfig struct {
+	Level  string `mapstructure:"level"`  // debug, info, warn or error
+	Format string `mapstructure:"format"` // text or json
 }
 
 // VisionConfig is how cards are read.
@@ -121,6 +187,14 @@ func DefaultConfig() Config {
 			Push22:    Push22Config{Pays: evaluator.DefaultPush22.Dealer22},
 			PotOfGold: PotOfGoldConfig{Pays: append([]float64(nil), evaluator.DefaultPotOfGold.Pays...)},
 		},
+		Live: LiveConfig{StatsInterval: 10 * time.Second},
+		MQTT: MQTTConfig{
+			EmbeddedAddr: "127.0.0.1:1883", TopicPrefix: "bjmonitor", ReplayPrefix: "bjmonitor-replay",
+			Outbox: "state/outbox",
+		},
+		Evidence: EvidenceConfig{Dir: "state/evidence", MaxAge: 30 * 24 * time.Hour, MaxBytes: 2 << 30},
+		Metrics:  MetricsConfig{Addr: "127.0.0.1:9108"},
+		Log:      LogConfig{Level: "info", Format: "text"},
 	}
 }
 
@@ -203,6 +277,9 @@ func (c Config) Validate() error {
 	if !(m.Contribution >= 0 && m.Contribution < 1) {
 		return &ConfigError{"side_bets.blazing7s.meter.contribution", m.Contribution, "want a share of the $1 wager, from 0 up to 1"}
 	}
+	if err := c.validateLive(); err != nil {
+		return err
+	}
 	if err := c.PayTables().Validate(); err != nil {
 		var pe *evaluator.PayTableError
 		if errors.As(err, &pe) {
@@ -211,6 +288,69 @@ func (c Config) Validate() error {
 		return err
 	}
 	return nil
+}
+
+func (c Config) validateLive() error {
+	if !(c.Live.FPS == 0 || c.Live.FPS >= 1 && c.Live.FPS <= 240) {
+		return &ConfigError{"live.fps", c.Live.FPS, "want the camera's frames a second (1 to 240), or 0 to take the source's"}
+	}
+	if c.Live.StatsInterval < time.Second || c.Live.StatsInterval > time.Hour {
+		return &ConfigError{"live.stats_interval", c.Live.StatsInterval, "want 1s to 1h"}
+	}
+	m := c.MQTT
+	if m.Broker != "" {
+		u, err := url.Parse(m.Broker)
+		if err != nil || u.Host == "" || !slices.Contains([]string{"tcp", "ssl", "tls", "mqtt", "mqtts"}, u.Scheme) {
+			return &ConfigError{"mqtt.broker", m.Broker, "want tcp://host:1883 or ssl://host:8883, or empty for the embedded broker"}
+		}
+	}
+	if _, _, err := net.SplitHostPort(m.EmbeddedAddr); err != nil {
+		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "want host:port, such as 127.0.0.1:1883"}
+	}
+	for field, p := range map[string]string{"mqtt.topic_prefix": m.TopicPrefix, "mqtt.replay_prefix": m.ReplayPrefix} {
+		if p == "" || strings.ContainsAny(p, "#+ ") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+			return &ConfigError{field, p, "want a topic prefix without spaces, # or +, not starting or ending with /"}
+		}
+	}
+	if m.TopicPrefix == m.ReplayPrefix {
+		return &ConfigError{"mqtt.replay_prefix", m.ReplayPrefix, "must differ from mqtt.topic_prefix, so that replays never page an officer"}
+	}
+	if (m.CertFile == "") != (m.KeyFile == "") {
+		return &ConfigError{"mqtt.cert_file", m.CertFile, "a client certificate needs its key (mqtt.key_file), and the other way round"}
+	}
+	if m.Outbox == "" {
+		return &ConfigError{"mqtt.outbox", `""`, "set it to a folder on disk where results wait for the broker"}
+	}
+	if c.Evidence.MaxAge < time.Hour {
+		return &ConfigError{"evidence.max_age", c.Evidence.MaxAge, "want at least 1h"}
+	}
+	if c.Evidence.MaxBytes < 1<<20 {
+		return &ConfigError{"evidence.max_bytes", c.Evidence.MaxBytes, "want at least 1 MiB (1048576)"}
+	}
+	if c.Metrics.Addr != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics.Addr); err != nil {
+			return &ConfigError{"metrics.addr", c.Metrics.Addr, "want host:port, such as 127.0.0.1:9108, or empty for none"}
+		}
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(c.Log.Level)); err != nil {
+		return &ConfigError{"log.level", c.Log.Level, "want debug, info, warn or error"}
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		return &ConfigError{"log.format", c.Log.Format, `want "text" or "json"`}
+	}
+	return nil
+}
+
+// Logger returns the configured logger, writing to w. Call Validate first.
+func (c Config) Logger(w io.Writer) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(c.Log.Level))
+	opts := &slog.HandlerOptions{Level: lv}
+	if c.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // payTableField maps a pay-table entry to its configuration key.
@@ -257,8 +397,11 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 	if err := v.UnmarshalExact(&c); err != nil {
 		return Config{}, &ConfigError{"config", path, err.Error()}
 	}
-	if c.Table.Calibration != "" && !filepath.IsAbs(c.Table.Calibration) && path != "" {
-		c.Table.Calibration = filepath.Join(filepath.Dir(path), c.Table.Calibration)
+	// Files that belong with the configuration are found beside it.
+	for _, f := range []*string{&c.Table.Calibration, &c.MQTT.CAFile, &c.MQTT.CertFile, &c.MQTT.KeyFile} {
+		if *f != "" && !filepath.IsAbs(*f) && path != "" {
+			*f = filepath.Join(filepath.Dir(path), *f)
+		}
 	}
 	return c, c.Validate()
 }

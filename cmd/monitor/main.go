@@ -7,6 +7,7 @@
 //	monitor par [--decks N] [--config FILE] [--json]   print the PAR sheet of the pay tables
 //	monitor calibrate --frame IMG --config FILE --out overlay.png   check the camera's calibration
 //	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
+//	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
 package main
@@ -90,7 +91,15 @@ Usage:
   monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]
       Run the whole pipeline on a recorded video and the controller's log:
       read every card, rebuild every round, evaluate every side bet and
-      print an alert for each wrong dealer entry.
+      print an alert for each wrong dealer entry. With --publish, the
+      results also go to mqtt.broker under mqtt.replay_prefix.
+
+  monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]
+      Watch a table: frames from a camera, RTSP stream or file; the
+      controller's events from <prefix>/<table>/controller; rounds,
+      outcomes, alerts (with evidence) and stats published over MQTT,
+      through an embedded broker when mqtt.broker is empty; Prometheus
+      metrics on metrics.addr. Stops cleanly on SIGINT or SIGTERM.
 
 Configuration comes from --config FILE (YAML), then MONITOR_* environment
 variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
@@ -110,6 +119,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.runCalibrate(ctx, args[1:])
 	case "replay":
 		return m.runReplay(ctx, args[1:])
+	case "live":
+		return m.runLive(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return nil

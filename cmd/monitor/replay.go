@@ -15,10 +15,8 @@ import (
 	"github.com/spf13/pflag"
 	"gocv.io/x/gocv"
 
-	"bjmonitor/alerts"
 	"bjmonitor/calibration"
 	"bjmonitor/controller"
-	"bjmonitor/evaluator"
 	"bjmonitor/pipeline"
 )
 
@@ -34,6 +32,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	quiet := fs.Bool("quiet", false, "print no alerts, only the summary")
 	fs.String("table", "", "table file (default: table.calibration)")
 	fs.String("model", "", "card index model (default: vision.model)")
+	publishTo := fs.Bool("publish", false, "also publish the results to mqtt.broker, under mqtt.replay_prefix")
+	fs.String("broker", "", "MQTT broker for --publish (default: mqtt.broker)")
+	publishWait := fs.Duration("publish-wait", 2*time.Minute, "with --publish, how long to wait at the end for the broker to take every result")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -41,7 +42,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "usage: monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]")
 		return errUsage
 	}
-	cfg, err := loadConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model"})
+	cfg, err := loadConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model", "mqtt.broker": "broker"})
 	if err != nil {
 		return err
 	}
@@ -54,6 +55,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	var jsonl io.Writer
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
@@ -62,28 +64,38 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		defer f.Close()
 		bw := bufio.NewWriter(f)
 		defer bw.Flush()
-		r.results = bw
+		jsonl = bw
 	}
+	var pub *replayPublisher
+	if *publishTo {
+		if pub, err = r.openPublisher(ctx, fs.Arg(0)); err != nil {
+			return err
+		}
+	}
+	r.out = newResults(cfg.Table.ID, jsonl, pub.publisher(), r.log)
 	err = r.run(ctx, fs.Arg(0), *annotate)
 	r.summary()
+	if pub != nil {
+		if cerr := pub.finish(ctx, *publishWait); err == nil {
+			err = cerr
+		}
+	}
 	return err
 }
 
 type replay struct {
-	m       *Main
-	cfg     Config
-	quiet   bool
-	log     *slog.Logger
-	results io.Writer
+	m     *Main
+	cfg   Config
+	quiet bool
+	log   *slog.Logger
 
 	events    []controller.Event
 	malformed int
 	unknown   int
 
+	out       *results
 	fps       float64
 	frames    int
-	rounds    int
-	alerts    map[string]int
 	took      time.Duration
 	truncated string
 }
@@ -218,10 +230,9 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 			}
 		}
 	}()
-	r.alerts = map[string]int{}
 	emit := func(results []pipeline.Result) error {
 		for _, res := range results {
-			if err := r.write(res, ann); err != nil {
+			if err := r.write(ctx, res, ann); err != nil {
 				return err
 			}
 		}
@@ -305,40 +316,12 @@ func (r *replay) pipeline(table *calibration.Table) (*pipeline.Pipeline, error) 
 	return pipeline.New(pc)
 }
 
-// write writes a finished round's records.
-func (r *replay) write(res pipeline.Result, ann *annotator) error {
-	r.rounds++
-	rd, outcomes, found := res.Round, res.Outcomes, res.Alerts
-	table := r.cfg.Table.ID
-	write := func(typ string, v any) error {
-		if r.results == nil {
-			return nil
-		}
-		b, err := alerts.Encode(typ, table, v)
-		if err != nil {
-			// A record that cannot be written is a bug; the replay goes on.
-			r.log.Error("result record skipped", "type", typ, "round", rd.ID, "err", err)
-			return nil
-		}
-		_, err = r.results.Write(append(b, '\n'))
+// write writes a finished round's records and prints its alerts.
+func (r *replay) write(ctx context.Context, res pipeline.Result, ann *annotator) error {
+	if err := r.out.write(ctx, res); err != nil {
 		return err
 	}
-	if err := write(alerts.RecordRound, rd); err != nil {
-		return err
-	}
-	for _, o := range outcomes {
-		if err := write(alerts.RecordOutcome, struct {
-			Round string `json:"round"`
-			evaluator.Outcome
-		}{rd.ID, o}); err != nil {
-			return err
-		}
-	}
-	for _, a := range found {
-		r.alerts[a.Kind]++
-		if err := write(alerts.RecordAlert, a); err != nil {
-			return err
-		}
+	for _, a := range res.Alerts {
 		if !r.quiet {
 			fmt.Fprintf(r.m.Stdout, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
 		}
@@ -359,12 +342,9 @@ func (r *replay) summary() {
 		return
 	}
 	secs := float64(r.frames) / math.Max(r.fps, 1)
-	n := 0
-	for _, c := range r.alerts {
-		n += c
-	}
+	n := r.out.total()
 	fmt.Fprintf(r.m.Stderr, "replay: %d frames (%.1f s of video) in %.1f s, %.1f× real time; %d rounds, %d alerts",
-		r.frames, secs, r.took.Seconds(), secs/math.Max(r.took.Seconds(), 1e-9), r.rounds, n)
+		r.frames, secs, r.took.Seconds(), secs/math.Max(r.took.Seconds(), 1e-9), r.out.rounds, n)
 	if r.malformed+r.unknown > 0 {
 		fmt.Fprintf(r.m.Stderr, "; controller log: %d malformed lines and %d of unknown type skipped", r.malformed, r.unknown)
 	}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+	"gocv.io/x/gocv"
+
+	"bjmonitor/broker"
+	"bjmonitor/calibration"
+	"bjmonitor/capture"
+	"bjmonitor/controller"
+	"bjmonitor/evidence"
+	"bjmonitor/pipeline"
+	"bjmonitor/publish"
+)
+
+// runLive is the table-side box: frames from the camera, the controller's
+// events from its MQTT topic, results and alerts to the broker (an embedded
+// one when none is configured), evidence to disk, metrics over HTTP. It
+// runs until ctx ends (a signal), then publishes "stopped".
+func (m *Main) runLive(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("live", pflag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	configPath := fs.String("config", "", "configuration file (YAML)")
+	out := fs.String("out", "", "also write rounds, outcomes and alerts here (JSON lines)")
+	fs.String("source", "", "camera index, rtsp:// URL or video file (default: live.source)")
+	fs.String("broker", "", "MQTT broker (default: mqtt.broker; empty runs an embedded one)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(m.Stderr, "usage: monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]")
+		return errUsage
+	}
+	cfg, err := loadConfig(*configPath, fs, map[string]string{"live.source": "source", "mqtt.broker": "broker"})
+	if err != nil {
+		return err
+	}
+	if cfg.Table.Calibration == "" {
+		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
+	}
+	if cfg.Live.Source == "" {
+		return &ConfigError{"live.source", `""`, `set it to a camera index ("0"), an rtsp:// URL or a video file`}
+	}
+	table, err := calibration.Load(cfg.Table.Calibration)
+	if err != nil {
+		return err
+	}
+	l := &live{cfg: cfg, table: table, log: cfg.Logger(m.Stderr), stdout: m.Stdout}
+	if *out != "" {
+		f, err := os.OpenFile(*out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		l.jsonl = bw
+	}
+	return l.run(ctx)
+}
+
+// live is one run of the live monitor.
+type live struct {
+	cfg    Config
+	table  *calibration.Table
+	log    *slog.Logger
+	stdout io.Writer
+	jsonl  io.Writer
+
+	met   *metrics
+	pub   *publish.Publisher
+	ev    *evidence.Recorder
+	out   *results
+	inbox inbox
+}
+
+// inbox holds the controller's events between paho's goroutine, which
+// delivers them, and the frame loop, which applies them between frames.
+// It never blocks paho and never drops an event.
+type inbox struct {
+	mu     sync.Mutex
+	events []controller.Event
+}
+
+func (b *inbox) put(e controller.Event) {
+	b.mu.Lock()
+	b.events = append(b.events, e)
+	b.mu.Unlock()
+}
+
+func (b *inbox) take() []controller.Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	es := b.events
+	b.events = nil
+	return es
+}
+
+// onController parses one controller message. A malformed one, or one of a
+// type the monitor does not know, is logged, counted and skipped.
+func (l *live) onController(payload []byte) {
+	e, err := controller.Parse(payload)
+	if err != nil {
+		result := "malformed"
+		if errors.Is(err, controller.ErrUnknownType) {
+			result = "unknown_type"
+		}
+		l.met.controller.WithLabelValues(result).Inc()
+		l.log.Warn("controller message skipped", "err", err, "payload", truncate(payload, 200))
+		return
+	}
+	l.met.controller.WithLabelValues("ok").Inc()
+	l.inbox.put(e)
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+func (l *live) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cfg := l.cfg
+
+	cc := capture.DefaultConfig()
+	cc.Source = cfg.Live.Source
+	src, err := capture.Start(ctx, cc, l.log)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+
+	l.met = newMetrics(gauges{
+		outboxDepth: func() float64 { return float64(l.pub.OutboxDepth()) },
+		connected:   func() float64 { return b2f(l.pub.Connected()) },
+		reconnects:  func() float64 { return float64(src.Stats().Reconnects) },
+		capturing:   func() float64 { return b2f(src.Stats().Connected) },
+	})
+
+	brokerURL := cfg.MQTT.Broker
+	if brokerURL == "" {
+		b, err := broker.Start(ctx, broker.Config{Addr: cfg.MQTT.EmbeddedAddr}, l.log)
+		if err != nil {
+			return fmt.Errorf("embedded broker (mqtt.broker is empty): %w", err)
+		}
+		defer b.Close()
+		brokerURL = b.URL()
+		l.log.Info("embedded MQTT broker", "url", brokerURL)
+	}
+	pc := publishConfig(cfg, brokerURL, cfg.MQTT.TopicPrefix, cfg.MQTT.ClientID, cfg.MQTT.Outbox)
+	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}
+	if err := os.MkdirAll(cfg.MQTT.Outbox, 0o750); err != nil {
+		return fmt.Errorf("mqtt.outbox: %w", err)
+	}
+	if l.pub, err = publish.New(pc); err != nil {
+		return err
+	}
+	// Closing the publisher marks the table "stopped"; it must happen
+	// before the embedded broker closes.
+	defer func() {
+		if err := l.pub.Close(); err != nil {
+			l.log.Warn("closing the broker connection", "err", err)
+		}
+	}()
+	l.out = newResults(cfg.Table.ID, l.jsonl, l.pub, l.log)
+
+	if cfg.Evidence.Dir != "" {
+		l.ev, err = evidence.New(ctx, evidence.Config{Dir: cfg.Evidence.Dir, MaxAge: cfg.Evidence.MaxAge, MaxBytes: cfg.Evidence.MaxBytes, Logger: l.log})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := l.ev.Close(); err != nil {
+				l.log.Warn("evidence", "err", err)
+			}
+		}()
+	}
+	if cfg.Metrics.Addr != "" {
+		stopped, err := l.met.serve(ctx, cfg.Metrics.Addr, l.log)
+		if err != nil {
+			return err
+		}
+		defer func() { cancel(); <-stopped }()
+	}
+	l.log.Info("live monitor started", "table", cfg.Table.ID, "source", cfg.Live.Source, "broker", brokerURL,
+		"topics", cfg.MQTT.TopicPrefix+"/"+cfg.Table.ID+"/#")
+	return l.loop(ctx, src)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// loop reads frames until ctx ends. No bad frame, failed calibration or
+// failing stage stops it: each is logged and counted, and the next frame
+// is read.
+func (l *live) loop(ctx context.Context, src *capture.Capture) error {
+	mat := gocv.NewMat()
+	defer mat.Close()
+	var (
+		pl       *pipeline.Pipeline
+		start    time.Time
+		fps      float64
+		lastWarn time.Time
+		stats    = newLiveStats()
+	)
+	defer func() {
+		if pl != nil {
+			pl.Close()
+		}
+	}()
+	statsDone := make(chan struct{})
+	go func() {
+		defer close(statsDone)
+		l.statsLoop(ctx, stats, src)
+	}()
+	defer func() { <-statsDone }()
+	for {
+		info, err := src.Next(ctx, &mat)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return err
+		}
+		if pl == nil {
+			// The first frame sets the clock and the frame rate.
+			start = info.Time
+			if fps = l.cfg.Live.FPS; fps == 0 {
+				fps = 0 // FPS-PENDING
+			}
+			if !(fps >= 1 && fps <= 240) {
+				l.log.Warn("the source does not say its frame rate; taking 25 (set live.fps)", "reported", fps)
+				fps = 25
+			}
+			pc, err := pipelineConfig(l.cfg, l.table, fps)
+			if err != nil {
+				return err
+			}
+			if pl, err = pipeline.New(pc); err != nil {
+				return err
+			}
+		}
+		if info.Reconnected {
+			l.log.Info("the camera is back: calibrating again")
+			pl.Recalibrate()
+		}
+		index := int(info.Seq)
+		t := info.Time.Sub(start).Seconds()
+		l.met.dropped.Add(float64(info.Dropped))
+		for _, e := range l.inbox.take() {
+			l.emit(ctx, pl, pl.Event(e, index), index, t, fps)
+		}
+		_, res, err := pl.Frame(mat, index, t)
+		if err != nil {
+			reason := "error"
+			if errors.Is(err, pipeline.ErrCalibration) {
+				reason = "calibration"
+			}
+			l.met.skipped.WithLabelValues(reason).Inc()
+			if time.Since(lastWarn) > 10*time.Second {
+				l.log.Warn("frame not read", "frame", index, "err", err)
+				lastWarn = time.Now()
+			}
+			continue
+		}
+		tm := pl.Timings()
+		l.met.stage.WithLabelValues("vision").Observe(tm.Vision.Seconds())
+		l.met.stage.WithLabelValues("tracker").Observe(tm.Tracker.Seconds())
+		l.met.stage.WithLabelValues("reconcile").Observe(tm.Reconcile.Seconds())
+		if l.ev != nil {
+			if err := l.ev.Add(mat, t); err != nil {
+				l.met.evidenceErr.Inc()
+			}
+		}
+		l.emit(ctx, pl, res, index, t, fps)
+		l.met.frames.Inc()
+		latency := time.Since(info.Time)
+		l.met.latency.Observe(latency.Seconds())
+		stats.frame(latency, info.Dropped, tm)
+	}
+	if pl != nil {
+		// The round in play is judged with what was seen, so that no
+		// entry goes unjudged; its doubt says the monitor stopped.
+		l.emit(context.WithoutCancel(ctx), pl, pl.Flush(), 0, 0, fps)
+	}
+	return nil
+}
+
+// emit writes evidence for each alert, then publishes the records. A
+// record that cannot be queued (the outbox's disk failing) is logged as an
+// error with the whole record, so that it is still in the log.
+func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeline.Result, frame int, t, fps float64) {
+	for _, res := range results {
+		l.met.rounds.Inc()
+		for i, a := range res.Alerts {
+			l.met.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
+			if l.ev == nil || pl.Calibration() == nil {
+				continue
+			}
+			at := moment(res.Round, frame, t, fps)
+			p, err := l.ev.Save(a.ID, at, drawEvidence(pl.Calibration(), res.Round, a))
+			if err != nil {
+				l.met.evidenceErr.Inc()
+				l.log.Warn("alert evidence not written", "alert", a.ID, "err", err)
+				continue
+			}
+			res.Alerts[i].Snapshot, res.Alerts[i].Clip = p.Snapshot, p.Clip
+		}
+		if err := l.out.write(ctx, res); err != nil {
+			b, _ := json.Marshal(res)
+			l.log.Error("results could not be queued for the broker", "err", err, "round", res.Round.ID, "results", string(b))
+		}
+		for _, a := range res.Alerts {
+			fmt.Fprintf(l.stdout, "ALERT %s [%s] round %s seat %d %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, a.Detail)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the live monitor's Prometheus metrics. Counters and
+// histograms are updated by the frame loop; gauges that belong to another
+// component (the outbox, the broker connection, the capture) are read from
+// it at scrape time through the funcs given to newMetrics.
+type metrics struct {
+	reg         *prometheus.Registry
+	frames      prometheus.Counter
+	dropped     prometheus.Counter
+	skipped     *prometheus.CounterVec
+	stage       *prometheus.HistogramVec
+	latency     prometheus.Histogram
+	fps         prometheus.Gauge
+	rounds      prometheus.Counter
+	alerts      *prometheus.CounterVec
+	controller  *prometheus.CounterVec
+	evidenceErr prometheus.Counter
+}
+
+// gauges are read from the components that own them, at scrape time.
+type gauges struct {
+	outboxDepth func() float64
+	connected   func() float64
+	reconnects  func() float64
+	capturing   func() float64
+}
+
+func newMetrics(g gauges) *metrics {
+	const ns = "bjmonitor"
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		frames: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "frames_total",
+			Help: "Frames read through the pipeline."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "frames_dropped_total",
+			Help: "Frames the camera delivered that were overwritten before the pipeline could take them."}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "frames_skipped_total",
+			Help: "Frames taken but not read, by reason (calibration: the marks could not be found; error: the frame could not be read)."}, []string{"reason"}),
+		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "stage_seconds",
+			Help:    "Time each pipeline stage took on a frame.",
+			Buckets: []float64{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}}, []string{"stage"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: ns, Name: "frame_latency_seconds",
+			Help:    "From a frame's capture to the end of its processing.",
+			Buckets: []float64{0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2}}),
+		fps: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "fps",
+			Help: "Frames read per second, over the last stats interval."}),
+		rounds: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "rounds_total",
+			Help: "Rounds rebuilt and reconciled."}),
+		alerts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "alerts_total",
+			Help: "Alerts raised, by kind and severity."}, []string{"kind", "severity"}),
+		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
+			Help: "Controller messages received, by result (ok, malformed, unknown_type)."}, []string{"result"}),
+		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
+			Help: "Alerts whose snapshot or clip could not be written."}),
+	}
+	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.controller, m.evidenceErr,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "outbox_depth",
+			Help: "Results on disk waiting for the broker."}, g.outboxDepth),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "broker_connected",
+			Help: "1 while the broker connection is up."}, g.connected),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: ns, Name: "capture_reconnects_total",
+			Help: "Times the video source was opened again after it dropped."}, g.reconnects),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "capture_connected",
+			Help: "1 while the video source delivers frames."}, g.capturing),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	for _, r := range []string{"ok", "malformed", "unknown_type"} {
+		m.controller.WithLabelValues(r)
+	}
+	for _, r := range []string{"calibration", "error"} {
+		m.skipped.WithLabelValues(r)
+	}
+	return m
+}
+
+// serve serves /metrics on addr until ctx ends. The listener is opened
+// before serve returns, so a port in use is an error at start.
+func (m *metrics) serve(ctx context.Context, addr string, log *slog.Logger) (stopped <-chan struct{}, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics endpoint: %w (set metrics.addr to a free port, or empty for none)", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics endpoint stopped", "err", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	log.Info("metrics endpoint", "url", "http://"+ln.Addr().String()+"/metrics")
+	return done, nil
+}
