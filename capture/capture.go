@@ -1,23 +1,3 @@
-// Package capture reads frames from a camera, an RTSP stream or a video
-// file on a goroutine of its own, keeps only the newest, and reconnects by
-// itself when the source fails, so the live monitor never stalls capture
-// and starts even while the camera is off.
-//
-// The consumer takes frames with Next, which says how many were dropped
-// (overwritten before being taken) and whether the source was opened again
-// since the previous frame: after a reconnect the table may have changed,
-// and the detector must read it afresh.
-//
-//	cfg := capture.DefaultConfig()
-//	cfg.Source = "rtsp://cam/stream"
-//	c, err := capture.Start(ctx, cfg, log)
-//	defer c.Close() // the caller must close it
-//	frame := gocv.NewMat()
-//	defer frame.Close()
-//	for {
-//		info, err := c.Next(ctx, &frame)
-//		…
-//	}
 package capture
 
 import (
@@ -180,7 +160,8 @@ type Stats struct {
 	Dropped      uint64 // overwritten before Next took them
 	Reconnects   uint64 // opens after the first
 	OpenFailures uint64
-	Connected    bool // the source is open now
+	Connected    bool    // the source is open now
+	FPS          float64 // the frame rate the source reports when opened; 0 when it says none
 	LastError    error
 	LastErrorAt  time.Time
 }
@@ -378,15 +359,20 @@ func (c *Capture) run(ctx context.Context) {
 		reopen := opened
 		opened = true
 		lastLogged = ""
+		fps := src.Get(gocv.VideoCaptureFPS)
+		if math.IsNaN(fps) || fps <= 0 || fps > 1000 {
+			fps = 0
+		}
 		c.mu.Lock()
 		c.stats.Connected = true
+		c.stats.FPS = fps
 		if reopen {
 			c.stats.Reconnects++
 		}
 		c.mu.Unlock()
 		c.log.Info("capture: source open", "kind", c.kind, "reconnect", reopen)
 
-		n, err := c.stream(ctx, src, &back, reopen)
+		n, err := c.stream(ctx, src, fps, &back, reopen)
 		src.Close()
 		c.mu.Lock()
 		c.stats.Connected = false
@@ -416,12 +402,11 @@ func (c *Capture) run(ctx context.Context) {
 var errEnd = errors.New("capture: end of file")
 
 // stream reads src until it fails or ctx ends, publishing each frame, and
-// returns how many it read.
-func (c *Capture) stream(ctx context.Context, src source, back *gocv.Mat, reopen bool) (int, error) {
+// returns how many it read. fps is the source's own rate, 0 when unknown.
+func (c *Capture) stream(ctx context.Context, src source, fps float64, back *gocv.Mat, reopen bool) (int, error) {
 	var period time.Duration
 	if c.kind == kindFile && c.cfg.Realtime {
-		fps := src.Get(gocv.VideoCaptureFPS)
-		if math.IsNaN(fps) || fps <= 0 || fps > 1000 {
+		if fps == 0 {
 			fps = 25
 		}
 		period = time.Duration(float64(time.Second) / fps)

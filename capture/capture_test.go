@@ -357,8 +357,8 @@ func TestFile(t *testing.T) {
 		if loops != 1 {
 			t.Errorf("%d frames said reconnected over 1.5 passes, want 1", loops)
 		}
-		if st := c.Stats(); st.Reconnects != 1 || st.LastError != nil {
-			t.Errorf("stats %+v, want 1 reconnect (the loop), no error", st)
+		if st := c.Stats(); st.Reconnects != 1 || st.LastError != nil || st.FPS != 60 {
+			t.Errorf("stats %+v, want 1 reconnect (the loop), no error, 60 fps", st)
 		}
 	})
 
