@@ -247,7 +247,9 @@ func New(ctx context.Context, cfg Config) (*Recorder, error) {
 // never keeps the Mat. When t goes back by more than a second (a new
 // video), the history is dropped and the pending clips are written with
 // what they have. Add encodes on the caller's goroutine (a few ms at
-// 1080p, FPS times a second); the other calls only compare times.
+// 1080p, FPS times a second); the other calls only compare times. Call it
+// from one goroutine, in time order (the frame loop); Save may run on
+// another.
 func (r *Recorder) Add(src gocv.Mat, t float64) error {
 	if math.IsNaN(t) || math.IsInf(t, 0) {
 		return fmt.Errorf("evidence: frame time %v", t)
