@@ -85,6 +85,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 	if err := srv.AddHook(&authHook{users: cfg.Users}, nil); err != nil {
 		return nil, fmt.Errorf("broker: auth hook: %w", err)
 	}
+	if err := srv.AddHook(&staleWillHook{clients: srv.Clients}, nil); err != nil {
+		return nil, fmt.Errorf("broker: will hook: %w", err)
+	}
 	l := listeners.NewTCP(listeners.Config{ID: listenerID, Address: cfg.Addr, TLSConfig: tc})
 	if err := srv.AddListener(l); err != nil {
 		return nil, listenError(cfg.Addr, err)
@@ -167,6 +170,29 @@ func (h *authHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) boo
 }
 
 func (h *authHook) OnACLCheck(*mqtt.Client, string, bool) bool { return true }
+
+// staleWillHook drops the last will of a connection that a newer one with
+// the same client id has already replaced. mochi sends a will from the old
+// connection's goroutine, which may run after the new connection has
+// published: the publisher, reconnecting after a blip, would mark its table
+// online and then see the stale "offline" will overwrite it, retained. MQTT 5
+// likewise sends no will when the session resumes before the will's delay.
+type staleWillHook struct {
+	mqtt.HookBase
+	clients *mqtt.Clients
+}
+
+func (h *staleWillHook) ID() string { return "bjmonitor-stale-will" }
+
+func (h *staleWillHook) Provides(b byte) bool { return b == mqtt.OnWill }
+
+func (h *staleWillHook) OnWill(cl *mqtt.Client, will mqtt.Will) (mqtt.Will, error) {
+	if cur, ok := h.clients.Get(cl.ID); ok && cur != cl {
+		// An empty topic reaches no subscriber, and is not retained.
+		return mqtt.Will{}, nil
+	}
+	return will, nil
+}
 
 // warnHandler passes on only records of level warn and above, so that
 // mochi's per-connection info lines do not flood the monitor's log, and

@@ -16,11 +16,20 @@
 // connection. A site whose consoles must catch up across a restart of the
 // box runs Mosquitto with persistence and configures the monitor to use it.
 //
-// Two mochi habits to know: when a client with a persistent session comes
-// back, the messages queued for it are resent sorted only by the second
-// they arrived in, so several from one second may arrive out of order (the
-// controller's events carry their own times); and mochi shares packet ids
-// between directions, which the publisher works around (see publish).
+// mochi habits to know, none of which costs the monitor an alert:
+//   - When a client with a persistent session comes back, the messages
+//     queued for it are resent sorted only by the second they arrived in,
+//     so several from one second may arrive out of order (the controller's
+//     events carry their own times).
+//   - A message passed on to a session at the very moment its client
+//     reconnects can be lost. The monitor's publisher connects to its own
+//     embedded broker once per process, so this matters only to consoles.
+//   - Packet ids are shared between directions, so a SUBSCRIBE can be
+//     refused while queued messages are still unacknowledged; the publisher
+//     retries it.
+//   - The will of a connection replaced by a newer one could be sent after
+//     the newer one's first messages, marking a live table offline; the
+//     broker drops such stale wills.
 //
 // Usage:
 //
