@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"strings"
 	"sync"
@@ -82,7 +83,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 		SysTopicResendInterval: 60,
 	})
 	// mochi refuses every client unless an auth hook lets it in.
-	if err := srv.AddHook(&authHook{users: cfg.Users}, nil); err != nil {
+	if err := srv.AddHook(&authHook{users: maps.Clone(cfg.Users)}, nil); err != nil {
 		return nil, fmt.Errorf("broker: auth hook: %w", err)
 	}
 	if err := srv.AddHook(&staleWillHook{clients: srv.Clients}, nil); err != nil {
@@ -102,6 +103,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 	}
 	b := &Broker{srv: srv, url: scheme + "://" + dialable(l.Address())}
 	log.Info("embedded MQTT broker listening", "url", b.url, "addr", l.Address(), "auth", len(cfg.Users) > 0, "tls", tc != nil)
+	if len(cfg.Users) == 0 && !loopback(l.Address()) {
+		log.Warn("embedded MQTT broker lets anyone on the network connect without a password; set users to restrict it", "addr", l.Address())
+	}
 	return b, nil
 }
 
@@ -125,6 +129,13 @@ func dialable(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// loopback reports whether a bound address is reachable from this box only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.IsLoopback()
 }
 
 // URL is the broker's address for publish.Config.Broker: tcp://host:port, or

@@ -380,9 +380,12 @@ func TestURL(t *testing.T) {
 			t.Errorf("dialable(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	b, _ := start(t, Config{Addr: ":0"})
+	b, logs := start(t, Config{Addr: ":0"})
 	if !strings.HasPrefix(b.URL(), "tcp://127.0.0.1:") {
 		t.Errorf("URL() with Addr \":0\" = %q, want tcp://127.0.0.1:<port>", b.URL())
+	}
+	if !strings.Contains(logs.String(), "without a password") {
+		t.Errorf("serving the network anonymously logged no warning; log:\n%s", logs)
 	}
 }
 
