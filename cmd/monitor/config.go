@@ -46,6 +46,10 @@ type LiveConfig struct {
 	Source string `mapstructure:"source"`
 	// FPS is the camera's frame rate; 0 takes what the source reports.
 	FPS float64 `mapstructure:"fps"`
+	// Realtime reads a file source at its frame rate, as a camera
+	// delivers frames; false reads it as fast as the pipeline goes, losing
+	// none (tests, soak runs). Cameras and streams are never paced.
+	Realtime bool `mapstructure:"realtime"`
 	// StatsInterval is how often fps, drops and latency are published.
 	StatsInterval time.Duration `mapstructure:"stats_interval"`
 }
@@ -187,7 +191,7 @@ func DefaultConfig() Config {
 			Push22:    Push22Config{Pays: evaluator.DefaultPush22.Dealer22},
 			PotOfGold: PotOfGoldConfig{Pays: append([]float64(nil), evaluator.DefaultPotOfGold.Pays...)},
 		},
-		Live: LiveConfig{StatsInterval: 10 * time.Second},
+		Live: LiveConfig{Realtime: true, StatsInterval: 10 * time.Second},
 		MQTT: MQTTConfig{
 			EmbeddedAddr: "127.0.0.1:1883", TopicPrefix: "bjmonitor", ReplayPrefix: "bjmonitor-replay",
 			Outbox: "state/outbox",

@@ -40,7 +40,7 @@ func moment(rd tracker.Round, frame int, now, fps float64) float64 {
 func drawEvidence(cal *calibration.Calibration, rd tracker.Round, a alerts.Alert) func(img *gocv.Mat, scale float64) {
 	return func(img *gocv.Mat, scale float64) {
 		thick := max(1, int(2*scale+0.5))
-		fs := 0.45 * max(scale*2, 0.6)
+		fs := 0.4 * max(scale*2, 0.6)
 		mark := func(c tracker.Card, who string) {
 			x, y := cal.ToImage(c.At)
 			p := image.Pt(int(x*scale), int(y*scale))
@@ -53,17 +53,21 @@ func drawEvidence(cal *calibration.Calibration, rd tracker.Round, a alerts.Alert
 					ink = alertInk
 				}
 			}
-			gocv.Circle(img, p, int(8*scale*2)+2, ink, thick)
-			label := fmt.Sprintf("%s %s %.2f", who, c.Text, c.Confidence)
-			text(img, label, float64(p.X+10), float64(p.Y-10), fs, ink, thick)
+			gocv.Circle(img, p, 3, ink, -1)
+			label := fmt.Sprintf("%s %.0f%%", c.Text, 100*c.Confidence)
+			text(img, label, float64(p.X+5), float64(p.Y+4), fs, ink, thick)
+			if who != "" {
+				// The hand's name goes under its first card.
+				text(img, who, float64(p.X-10), float64(p.Y)+60*scale, fs, white, thick)
+			}
 		}
-		for _, c := range rd.Dealer {
-			mark(c, "D")
+		for i, c := range rd.Dealer {
+			mark(c, map[bool]string{true: "dealer"}[i == 0])
 		}
 		for _, s := range rd.Seats {
 			for i, h := range s.Hands {
-				for _, c := range h.Cards {
-					mark(c, fmt.Sprintf("S%d.%d", s.Seat, i+1))
+				for j, c := range h.Cards {
+					mark(c, map[bool]string{true: fmt.Sprintf("seat %d hand %d", s.Seat, i+1)}[j == 0])
 				}
 			}
 		}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -136,14 +139,8 @@ func (l *live) run(ctx context.Context) error {
 	defer cancel()
 	cfg := l.cfg
 
-	cc := capture.DefaultConfig()
-	cc.Source = cfg.Live.Source
-	src, err := capture.Start(ctx, cc, l.log)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-
+	// The metrics endpoint serves once every component it reads exists.
+	var src *capture.Capture
 	l.met = newMetrics(gauges{
 		outboxDepth: func() float64 { return float64(l.pub.OutboxDepth()) },
 		connected:   func() float64 { return b2f(l.pub.Connected()) },
@@ -166,6 +163,7 @@ func (l *live) run(ctx context.Context) error {
 	if err := os.MkdirAll(cfg.MQTT.Outbox, 0o750); err != nil {
 		return fmt.Errorf("mqtt.outbox: %w", err)
 	}
+	var err error
 	if l.pub, err = publish.New(pc); err != nil {
 		return err
 	}
@@ -189,6 +187,14 @@ func (l *live) run(ctx context.Context) error {
 			}
 		}()
 	}
+	// The camera starts last, so that the controller's events the broker
+	// queued for this monitor's session are in before the first frame.
+	cc := capture.DefaultConfig()
+	cc.Source, cc.Realtime = cfg.Live.Source, cfg.Live.Realtime
+	if src, err = capture.Start(ctx, cc, l.log); err != nil {
+		return err
+	}
+	defer src.Close()
 	if cfg.Metrics.Addr != "" {
 		stopped, err := l.met.serve(ctx, cfg.Metrics.Addr, l.log)
 		if err != nil {
@@ -211,13 +217,22 @@ func b2f(b bool) float64 {
 // loop reads frames until ctx ends. No bad frame, failed calibration or
 // failing stage stops it: each is logged and counted, and the next frame
 // is read.
+//
+// Video time is the frame's number over the frame rate, as in a replay,
+// kept level with the wall clock across a camera outage. A controller
+// event is applied before the first frame at or after its time: t is in
+// seconds from the first frame; ts is wall-clock time (a controller clock
+// running ahead is trusted for 2 s at most); an event with neither is
+// applied as it arrives.
 func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 	mat := gocv.NewMat()
 	defer mat.Close()
 	var (
 		pl       *pipeline.Pipeline
-		start    time.Time
+		start    time.Time // wall time of the first frame
 		fps      float64
+		offset   float64 // video time lost to camera outages
+		pending  []timedEvent
 		lastWarn time.Time
 		stats    = newLiveStats()
 	)
@@ -244,7 +259,7 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 			// The first frame sets the clock and the frame rate.
 			start = info.Time
 			if fps = l.cfg.Live.FPS; fps == 0 {
-				fps = 0 // FPS-PENDING
+				fps = src.Stats().FPS
 			}
 			if !(fps >= 1 && fps <= 240) {
 				l.log.Warn("the source does not say its frame rate; taking 25 (set live.fps)", "reported", fps)
@@ -258,14 +273,24 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 				return err
 			}
 		}
+		index := int(info.Seq - 1)
 		if info.Reconnected {
 			l.log.Info("the camera is back: calibrating again")
 			pl.Recalibrate()
+			if l.cfg.Live.Realtime {
+				if gap := info.Time.Sub(start).Seconds() - (float64(index)/fps + offset); gap > 0 {
+					offset += gap
+				}
+			}
 		}
-		index := int(info.Seq)
-		t := info.Time.Sub(start).Seconds()
+		t := float64(index)/fps + offset
 		l.met.dropped.Add(float64(info.Dropped))
 		for _, e := range l.inbox.take() {
+			pending = append(pending, timedEvent{e, t})
+		}
+		var due []controller.Event
+		due, pending = dueEvents(pending, start, t+0.5/fps)
+		for _, e := range due {
 			l.emit(ctx, pl, pl.Event(e, index), index, t, fps)
 		}
 		_, res, err := pl.Frame(mat, index, t)
@@ -297,11 +322,55 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 		stats.frame(latency, info.Dropped, tm)
 	}
 	if pl != nil {
-		// The round in play is judged with what was seen, so that no
-		// entry goes unjudged; its doubt says the monitor stopped.
-		l.emit(context.WithoutCancel(ctx), pl, pl.Flush(), 0, 0, fps)
+		// Events still waiting, then the round in play, are judged with
+		// what was seen, so that no entry goes unjudged; the round's doubt
+		// says the monitor stopped.
+		ctx := context.WithoutCancel(ctx)
+		for _, e := range l.inbox.take() {
+			pending = append(pending, timedEvent{e, math.Inf(1)})
+		}
+		due, _ := dueEvents(pending, start, math.Inf(1))
+		for _, e := range due {
+			l.emit(ctx, pl, pl.Event(e, 0), 0, 0, fps)
+		}
+		l.emit(ctx, pl, pl.Flush(), 0, 0, fps)
 	}
 	return nil
+}
+
+// timedEvent is a controller event and the video time it arrived at.
+type timedEvent struct {
+	controller.Event
+	arrived float64
+}
+
+// maxEarly bounds how far ahead of its arrival a ts-timed event may be
+// held: the controller's clock may run ahead of the monitor's.
+const maxEarly = 2.0
+
+// maxPendingEvents bounds the events held for later: beyond it the earliest
+// are applied at once.
+const maxPendingEvents = 10000
+
+// dueEvents splits pending into the events due by video time t, in time
+// order (arrival order among equals), and those still to come.
+func dueEvents(pending []timedEvent, start time.Time, t float64) (due []controller.Event, rest []timedEvent) {
+	at := func(e timedEvent) float64 {
+		switch {
+		case e.T != nil:
+			return *e.T
+		case e.TS != nil:
+			return math.Min(e.TS.Sub(start).Seconds(), e.arrived+maxEarly)
+		}
+		return e.arrived
+	}
+	slices.SortStableFunc(pending, func(a, b timedEvent) int { return cmp.Compare(at(a), at(b)) })
+	n := 0
+	for n < len(pending) && (at(pending[n]) <= t || len(pending)-n > maxPendingEvents) {
+		due = append(due, pending[n].Event)
+		n++
+	}
+	return due, pending[n:]
 }
 
 // emit writes evidence for each alert, then publishes the records. A

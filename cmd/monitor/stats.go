@@ -78,7 +78,7 @@ func (s *liveStats) take(now time.Time) statsRecord {
 		r.StageMS["tracker"] = ms(s.stages.Tracker / n)
 		r.StageMS["reconcile"] = ms(s.stages.Reconcile / n)
 	}
-	*s = liveStats{since: now, latencies: s.latencies[:0]}
+	s.since, s.frames, s.dropped, s.latencies, s.stages = now, 0, 0, s.latencies[:0], pipeline.Timings{}
 	return r
 }
 

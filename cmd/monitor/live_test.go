@@ -1,0 +1,571 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"bjmonitor/internal/mqtttest"
+)
+
+// TestMain lets the test binary stand in for the monitor, so that the
+// reliability tests can run it as a process of its own and kill it.
+func TestMain(m *testing.M) {
+	if os.Getenv("BJMONITOR_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader on two
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// abs returns the absolute path of a path relative to this package.
+func abs(tb testing.TB, p string) string {
+	tb.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// liveEnv configures a live monitor through MONITOR_* variables (the
+// sample's YAML says the table): its source read as fast as it goes, the
+// broker, a fresh state folder, and a metrics port. It returns the
+// variables and the metrics URL.
+func liveEnv(tb testing.TB, source, broker string) (env []string, metricsURL string) {
+	tb.Helper()
+	state := tb.TempDir()
+	port := mqtttest.FreePort(tb)
+	env = []string{
+		"MONITOR_LIVE_SOURCE=" + source,
+		"MONITOR_LIVE_REALTIME=false",
+		"MONITOR_LIVE_STATS_INTERVAL=1s",
+		"MONITOR_MQTT_BROKER=" + broker,
+		"MONITOR_MQTT_OUTBOX=" + filepath.Join(state, "outbox"),
+		"MONITOR_EVIDENCE_DIR=" + filepath.Join(state, "evidence"),
+		"MONITOR_METRICS_ADDR=127.0.0.1:" + strconv.Itoa(port),
+		"MONITOR_VISION_MODEL=" + abs(tb, filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")),
+		"MONITOR_LOG_LEVEL=warn",
+	}
+	return env, fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+}
+
+func setenv(t *testing.T, env []string) {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+}
+
+// scrape reads the monitor's Prometheus metrics: series → value. A monitor
+// not serving yet gives nil.
+func scrape(url string) map[string]float64 {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err == nil {
+			out[line[:i]] = v
+		}
+	}
+	return out
+}
+
+// sum adds the series of a metric, whatever their labels.
+func sum(m map[string]float64, name string) float64 {
+	s := 0.0
+	for k, v := range m {
+		if k == name || strings.HasPrefix(k, name+"{") {
+			s += v
+		}
+	}
+	return s
+}
+
+// waitMetric waits until cond holds on the scraped metrics.
+func waitMetric(t *testing.T, url string, d time.Duration, what string, cond func(map[string]float64) bool) map[string]float64 {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		m := scrape(url)
+		if m != nil && cond(m) {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s; metrics: %v", d, what, m)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// queueController makes the broker hold a session for the monitor's client
+// id with its controller subscription, and queues payloads in it, as a
+// table controller does while the monitor is starting.
+func queueController(t *testing.T, url, table string, payloads []string) {
+	t.Helper()
+	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("bjmonitor-" + table).SetCleanSession(false))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	topic := "bjmonitor/" + table + "/controller"
+	if tok := c.Subscribe(topic, 1, nil); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	c.Disconnect(100)
+	mqtttest.Publish(t, url, topic, payloads...)
+}
+
+// controllerLog returns the sample's controller events, one per line.
+func controllerLog(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(sample(name, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(b))
+}
+
+// withoutEvidence decodes JSONL records, dropping the evidence paths, which
+// only a live monitor writes.
+func withoutEvidence(t *testing.T, jsonl string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %.200s", err, line)
+		}
+		delete(m, "snapshot")
+		delete(m, "clip")
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestLiveMatchesReplay runs the live monitor on the bundled 1080p sample
+// read as a file (then replays it for comparison), with the controller's events (and some garbage) coming
+// over a real Mosquitto. Its results must be the replay's, record for
+// record; every alert must reach a subscriber with its evidence on disk;
+// malformed controller messages are counted and skipped; the table is
+// marked online, then stopped.
+func TestLiveMatchesReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the live monitor over a video")
+	}
+	b := mqtttest.NewMosquitto(t, "")
+	b.Start()
+	const table = "freebet-1080p"
+	garbage := []string{"not json", `{"type":"payout","seat":"two"}`, `{"type":"wager","round":"1000","seat":2,"bet":"21+3","amount":"five","t":2}`, `{"type":"shoe_change","t":3}`, `{"type":"dealer_change"}`}
+	queueController(t, b.URL(), table, append(garbage, controllerLog(t, table)...))
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/"+table+"/#", true)
+
+	env, metricsURL := liveEnv(t, abs(t, sample(table, "mp4")), b.URL())
+	setenv(t, env)
+	out := filepath.Join(t.TempDir(), "live.jsonl")
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		m := &Main{Stdout: &stdout, Stderr: &stderr}
+		done <- m.Run(ctx, []string{"live", "--config", abs(t, sample(table, "yaml")), "--out", out})
+	}()
+
+	alerts := map[string]map[string]any{}
+	var rounds, stats int
+	available := []string{}
+	timeout := time.After(5 * time.Minute)
+	for rounds < 2 || len(alerts) < 10 {
+		select {
+		case m := <-watch.C():
+			switch kind := m.Topic[strings.LastIndexByte(m.Topic, '/')+1:]; kind {
+			case "alert":
+				var a map[string]any
+				if err := json.Unmarshal([]byte(m.Payload), &a); err != nil {
+					t.Fatalf("alert payload: %v", err)
+				}
+				alerts[a["id"].(string)] = a
+			case "round":
+				rounds++
+			case "stats":
+				stats++
+			case "available":
+				available = append(available, m.Payload)
+			}
+		case err := <-done:
+			t.Fatalf("the monitor stopped: %v\n%s", err, stderr.String())
+		case <-timeout:
+			t.Fatalf("after 5 min: %d rounds, %d alerts\n%s", rounds, len(alerts), stderr.String())
+		}
+	}
+	met := scrape(metricsURL)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("live: %v\n%s", err, stderr.String())
+	}
+	for _, m := range watch.Messages(time.Second) {
+		if strings.HasSuffix(m.Topic, "/available") {
+			available = append(available, m.Payload)
+		}
+	}
+
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, stderrReplay, err := replaySample(t, table, sample(table, "events.jsonl"), sample(table, "mp4"))
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderrReplay)
+	}
+	g, w := withoutEvidence(t, string(got)), withoutEvidence(t, want)
+	if len(g) < len(w) || !reflect.DeepEqual(g[:len(w)], w) {
+		t.Errorf("live results differ from the replay's (%d records, want %d):\n%s", len(g), len(w), got)
+	}
+	for id, a := range alerts {
+		for _, key := range []string{"snapshot", "clip"} {
+			p, _ := a[key].(string)
+			if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+				t.Errorf("alert %s: %s %q: %v", id, key, p, err)
+			}
+		}
+	}
+	if c := met[`bjmonitor_controller_events_total{result="malformed"}`]; c != 3 {
+		t.Errorf("malformed controller messages counted: %v, want 3", c)
+	}
+	if c := met[`bjmonitor_controller_events_total{result="unknown_type"}`]; c != 2 {
+		t.Errorf("controller messages of unknown type counted: %v, want 2", c)
+	}
+	if a := sum(met, "bjmonitor_alerts_total"); a != 10 {
+		t.Errorf("alerts_total %v, want 10", a)
+	}
+	if len(available) == 0 || available[0] != "online" || available[len(available)-1] != "stopped" {
+		t.Errorf("available went %v; want online … stopped", available)
+	}
+	if stats == 0 {
+		t.Error("no stats message")
+	}
+	t.Logf("tried: the sample over MQTT with 5 bad controller messages; survived: %d alerts with evidence, %d rounds, results equal to the replay's, availability %v, %d stats messages, %v frames",
+		len(alerts), rounds, available, stats, met["bjmonitor_frames_total"])
+}
+
+// TestReplayPublishSurvivesBrokerOutage publishes a replay's results while
+// the broker goes away after the first alert and comes back once every
+// alert has been raised. After de-duplication by id, every alert arrives
+// exactly once.
+func TestReplayPublishSurvivesBrokerOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	b := mqtttest.NewMosquitto(t, "persistence true\n")
+	b.Start()
+	const name = "freebet-1080p"
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor-replay/"+name+"/alert", false)
+	state := t.TempDir()
+	t.Setenv("MONITOR_MQTT_OUTBOX", filepath.Join(state, "outbox"))
+	out := filepath.Join(state, "results.jsonl")
+	args := []string{"replay", abs(t, sample(name, "mp4")), "--events", abs(t, sample(name, "events.jsonl")),
+		"--config", abs(t, sample(name, "yaml")), "--out", out, "--publish", "--broker", b.URL(), "--publish-wait", "60s"}
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the model's path is the repository's
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	go func() {
+		m := &Main{Stdout: &stdout, Stderr: &stderr}
+		done <- m.Run(context.Background(), args)
+	}()
+
+	var before []string
+	select {
+	case m := <-watch.C():
+		before = append(before, m.Payload)
+	case err := <-done:
+		t.Fatalf("replay ended before any alert arrived: %v\n%s", err, stderr.String())
+	case <-time.After(5 * time.Minute):
+		t.Fatal("no alert within 5 min")
+	}
+	b.Stop()
+	// Every alert is raised while the broker is away.
+	deadline := time.Now().Add(5 * time.Minute)
+	for strings.Count(stdout.String(), "ALERT") < 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replay raised %d alerts in 5 min", strings.Count(stdout.String(), "ALERT"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	b.Start()
+	if err := <-done; err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr.String())
+	}
+	msgs := watch.Messages(2 * time.Second)
+	ids := map[string]int{}
+	for _, p := range append(before, payloads(msgs)...) {
+		ids[alertID(t, p)]++
+	}
+	results, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, line := range strings.Split(string(results), "\n") {
+		if strings.HasPrefix(line, `{"type":"alert"`) {
+			want[alertID(t, line)] = true
+		}
+	}
+	for id := range want {
+		if ids[id] == 0 {
+			t.Errorf("alert %s never arrived", id)
+		}
+	}
+	for id := range ids {
+		if !want[id] {
+			t.Errorf("alert %s arrived but the replay did not raise it", id)
+		}
+	}
+	if len(want) != 10 {
+		t.Errorf("the replay raised %d alerts, want 10", len(want))
+	}
+	if _, err := os.Stat(filepath.Join(state, "outbox")); err == nil {
+		if left, _ := os.ReadDir(filepath.Join(state, "outbox")); len(left) != 0 {
+			t.Errorf("the replay left its outbox behind: %v", left)
+		}
+	}
+	t.Logf("tried: broker stopped after the first alert, restarted once all %d were raised; survived: %d messages, %d distinct alerts, all %d raised ones present",
+		len(want), len(before)+len(msgs), len(ids), len(want))
+}
+
+func payloads(ms []mqtttest.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Payload
+	}
+	return out
+}
+
+func alertID(t *testing.T, payload string) string {
+	t.Helper()
+	var a struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(payload), &a); err != nil || a.ID == "" {
+		t.Fatalf("alert without an id: %.200s (%v)", payload, err)
+	}
+	return a.ID
+}
+
+// monitorProcess runs the test binary as the monitor, in a process of its
+// own.
+func monitorProcess(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "BJMONITOR_TEST_MAIN=1"), env...)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, &out
+}
+
+// TestLiveRestartDeliversOutbox kills the monitor (SIGKILL) while its
+// alerts wait in the outbox for a broker that is down, then starts it again
+// with the camera unplugged: the alerts are delivered once the broker is
+// back.
+func TestLiveRestartDeliversOutbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the live monitor over a video")
+	}
+	b := mqtttest.NewMosquitto(t, "persistence true\n")
+	b.Start()
+	const table = "freebet-1080p"
+	queueController(t, b.URL(), table, controllerLog(t, table))
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/"+table+"/alert", false)
+
+	env, metricsURL := liveEnv(t, abs(t, sample(table, "mp4")), b.URL())
+	args := []string{"live", "--config", abs(t, sample(table, "yaml"))}
+	cmd, out := monitorProcess(t, env, args...)
+	waitMetric(t, metricsURL, time.Minute, "the controller's 45 events", func(m map[string]float64) bool {
+		return m[`bjmonitor_controller_events_total{result="ok"}`] == 45
+	})
+	b.Stop()
+	m := waitMetric(t, metricsURL, 5*time.Minute, "both rounds judged", func(m map[string]float64) bool {
+		return m["bjmonitor_rounds_total"] == 2
+	})
+	depth := m["bjmonitor_outbox_depth"]
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if depth < 10 {
+		t.Fatalf("only %v records waited in the outbox when the monitor was killed\n%s", depth, out.String())
+	}
+
+	b.Start()
+	// The camera is gone: the monitor starts anyway, and sends what waits.
+	env2 := append(env, "MONITOR_LIVE_SOURCE="+filepath.Join(t.TempDir(), "unplugged.mp4"))
+	cmd2, out2 := monitorProcess(t, env2, args...)
+	ids := map[string]bool{}
+	timeout := time.After(time.Minute)
+	for len(ids) < 10 {
+		select {
+		case m := <-watch.C():
+			ids[alertID(t, m.Payload)] = true
+		case <-timeout:
+			t.Fatalf("after the restart %d of 10 alerts arrived\n%s", len(ids), out2.String())
+		}
+	}
+	cmd2.Process.Signal(syscall.SIGTERM)
+	if err := cmd2.Wait(); err != nil {
+		t.Errorf("the monitor did not stop cleanly on SIGTERM: %v\n%s", err, out2.String())
+	}
+	t.Logf("tried: SIGKILL with %v records in the outbox and the broker down, restart without a camera; survived: %d of 10 alerts delivered", depth, len(ids))
+}
+
+// TestLiveCameraComesBack starts the monitor before its camera exists,
+// lets the camera appear, vanish and come back: the monitor keeps running
+// and reads frames again each time.
+func TestLiveCameraComesBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the live monitor over a video")
+	}
+	b := mqtttest.NewMosquitto(t, "")
+	b.Start()
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.mp4")
+	cut := exec.Command("ffmpeg", "-v", "error", "-y", "-i", sample("freebet-1080p", "mp4"), "-t", "2", "-c:v", "libx264", "-preset", "ultrafast", short)
+	if msg, err := cut.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, msg)
+	}
+	camera := filepath.Join(dir, "camera.mp4")
+	env, metricsURL := liveEnv(t, camera, b.URL())
+	setenv(t, env)
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		m := &Main{Stdout: io.Discard, Stderr: &stderr}
+		done <- m.Run(ctx, []string{"live", "--config", abs(t, sample("freebet-1080p", "yaml"))})
+	}()
+	m := waitMetric(t, metricsURL, 30*time.Second, "the metrics endpoint", func(map[string]float64) bool { return true })
+	if m["bjmonitor_capture_connected"] != 0 || m["bjmonitor_frames_total"] != 0 {
+		t.Fatalf("frames without a camera: %v", m)
+	}
+	if err := os.Rename(short, camera); err != nil {
+		t.Fatal(err)
+	}
+	m = waitMetric(t, metricsURL, time.Minute, "frames from the camera", func(m map[string]float64) bool { return m["bjmonitor_frames_total"] >= 50 })
+	first := m["bjmonitor_frames_total"]
+	// The file ends (the camera drops) and is gone when the monitor
+	// reconnects.
+	if err := os.Rename(camera, short); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric(t, metricsURL, time.Minute, "the camera to drop", func(m map[string]float64) bool { return m["bjmonitor_capture_connected"] == 0 })
+	time.Sleep(2 * time.Second)
+	if err := os.Rename(short, camera); err != nil {
+		t.Fatal(err)
+	}
+	m = waitMetric(t, metricsURL, time.Minute, "frames after the camera came back", func(m map[string]float64) bool {
+		return m["bjmonitor_frames_total"] > first && m["bjmonitor_capture_reconnects_total"] >= 1
+	})
+	if c := m[`bjmonitor_frames_skipped_total{reason="calibration"}`]; c != 0 {
+		t.Errorf("%v frames skipped: calibration failed after the camera came back", c)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the monitor stopped: %v\n%s", err, stderr.String())
+	default:
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("live: %v", err)
+	}
+	t.Logf("tried: no camera at start, camera for 2 s, gone, back; survived: %v frames before, %v after, %v reconnects",
+		first, m["bjmonitor_frames_total"], m["bjmonitor_capture_reconnects_total"])
+}
+
+// TestLiveBadConfig: a bad value stops the monitor before it starts, with
+// an error that names the field.
+func TestLiveBadConfig(t *testing.T) {
+	cases := []struct{ env, field string }{
+		{"MONITOR_LIVE_FPS=-5", "live.fps"},
+		{"MONITOR_LIVE_SOURCE=", "live.source"},
+		{"MONITOR_LIVE_STATS_INTERVAL=1ms", "live.stats_interval"},
+		{"MONITOR_MQTT_BROKER=ftp://broker:21", "mqtt.broker"},
+		{"MONITOR_MQTT_EMBEDDED_ADDR=1883", "mqtt.embedded_addr"},
+		{"MONITOR_MQTT_REPLAY_PREFIX=bjmonitor", "mqtt.replay_prefix"},
+		{"MONITOR_MQTT_TOPIC_PREFIX=a/#", "mqtt.topic_prefix"},
+		{"MONITOR_MQTT_CERT_FILE=client.pem", "mqtt.cert_file"},
+		{"MONITOR_EVIDENCE_MAX_BYTES=100", "evidence.max_bytes"},
+		{"MONITOR_METRICS_ADDR=everywhere", "metrics.addr"},
+		{"MONITOR_LOG_LEVEL=loud", "log.level"},
+		{"MONITOR_LOG_FORMAT=xml", "log.format"},
+	}
+	for _, c := range cases {
+		t.Run(c.field, func(t *testing.T) {
+			t.Setenv("MONITOR_LIVE_SOURCE", "0")
+			k, v, _ := strings.Cut(c.env, "=")
+			t.Setenv(k, v)
+			_, _, err := run(t, "live", "--config", abs(t, sample("freebet-1080p", "yaml")))
+			if err == nil || !strings.Contains(err.Error(), c.field) {
+				t.Errorf("%s: error %v does not name %s", c.env, err, c.field)
+			}
+		})
+	}
+}
