@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,8 +22,11 @@ import (
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"bjmonitor/internal/mqtttest"
+	"bjmonitor/publish"
+	"bjmonitor/publish/testcert"
 )
 
 // TestMain lets the test binary stand in for the monitor, so that the
@@ -568,4 +573,92 @@ func TestLiveBadConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLiveTLS: with the broker's CA the monitor connects over TLS; with
+// another CA it stops at once with an error an installer can act on.
+func TestLiveTLS(t *testing.T) {
+	dir := t.TempDir()
+	certs := testcert.Write(t, dir, "site")
+	other := testcert.Write(t, dir, "other")
+	plain := mqtttest.FreePort(t)
+	b := mqtttest.NewMosquitto(t, fmt.Sprintf("cafile %s\ncertfile %s\nkeyfile %s\nlistener %d 127.0.0.1\n", certs.CA, certs.ServerCert, certs.ServerKey, plain))
+	b.Start()
+	tlsURL := fmt.Sprintf("ssl://127.0.0.1:%d", b.Port)
+	env, _ := liveEnv(t, filepath.Join(dir, "no-camera.mp4"), tlsURL)
+	setenv(t, env)
+	config := abs(t, sample("freebet-1080p", "yaml"))
+
+	t.Setenv("MONITOR_MQTT_CA_FILE", other.CA)
+	start := time.Now()
+	_, _, err := run(t, "live", "--config", config)
+	if !errors.Is(err, publish.ErrTLS) || !strings.Contains(err.Error(), "certificate") || !strings.Contains(err.Error(), tlsURL) {
+		t.Errorf("wrong CA: error %v; want publish.ErrTLS naming the broker and the certificate", err)
+	}
+	t.Logf("tried: the wrong CA; the monitor stopped after %v with: %v", time.Since(start).Round(time.Millisecond), err)
+
+	t.Setenv("MONITOR_MQTT_CA_FILE", certs.CA)
+	watch := mqtttest.Subscribe(t, fmt.Sprintf("tcp://127.0.0.1:%d", plain), "officer", "bjmonitor/freebet-1080p/available", true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard}
+		done <- m.Run(ctx, []string{"live", "--config", config})
+	}()
+	if m := watch.Next(t, 20*time.Second); m.Payload != "online" {
+		t.Errorf("over TLS the table reads %q, want online", m.Payload)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("live over TLS: %v", err)
+	}
+	t.Log("tried: the right CA; the table went online over TLS")
+}
+
+// FuzzController throws arbitrary controller messages at the live
+// monitor's handler and its event clock: nothing panics, every message is
+// counted once as ok, malformed or of unknown type, and only ok ones are
+// applied.
+func FuzzController(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"game_start","round":"1842","t":12.30}`,
+		`{"type":"wager","round":"1842","seat":3,"bet":"21+3","amount":5,"ts":"2026-11-29T10:00:00Z"}`,
+		`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":1e308}`,
+		`{"type":"meter","bet":"blazing7s","amount":-1}`,
+		`{"type":"shoe_change"}`, `not json`, `{"type":"game_end"}{"type":"game_end"}`, "",
+	} {
+		f.Add([]byte(s))
+	}
+	l := &live{log: slog.New(slog.NewTextHandler(io.Discard, nil)), met: newMetrics(gauges{
+		outboxDepth: func() float64 { return 0 }, connected: func() float64 { return 0 },
+		reconnects: func() float64 { return 0 }, capturing: func() float64 { return 0 },
+	})}
+	count := func() float64 {
+		n := 0.0
+		for _, r := range []string{"ok", "malformed", "unknown_type"} {
+			n += testutil.ToFloat64(l.met.controller.WithLabelValues(r))
+		}
+		return n
+	}
+	start := time.Now()
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		before, ok := count(), testutil.ToFloat64(l.met.controller.WithLabelValues("ok"))
+		l.onController(payload)
+		if got := count() - before; got != 1 {
+			t.Fatalf("message counted %v times", got)
+		}
+		taken := l.inbox.take()
+		applied := testutil.ToFloat64(l.met.controller.WithLabelValues("ok")) - ok
+		if float64(len(taken)) != applied {
+			t.Fatalf("%d events queued for %v ok messages", len(taken), applied)
+		}
+		var pending []timedEvent
+		for _, e := range taken {
+			pending = append(pending, timedEvent{e, 1})
+		}
+		due, rest := dueEvents(pending, start, 2)
+		if len(due)+len(rest) != len(taken) {
+			t.Fatalf("events lost between due (%d) and pending (%d)", len(due), len(rest))
+		}
+	})
 }

@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"bjmonitor/alerts"
+	"bjmonitor/calibration"
+	"bjmonitor/controller"
+	"bjmonitor/evaluator"
+	"bjmonitor/game"
+)
+
+func newPipeline(tb testing.TB) *Pipeline {
+	tb.Helper()
+	table, err := calibration.Load(filepath.Join("..", "testvideos", "freebet-1080p.table.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	meter, err := evaluator.NewMeter(1000, 0.15, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := New(Config{
+		Table: table, Model: filepath.Join("..", "models", "cardindex", "cardindex.onnx"), FPS: 25,
+		Rules: game.DefaultRules(), Meter: meter,
+		Reconcile: alerts.Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
+}
+
+// Every wager the controller enters is judged when its round ends, even a
+// round the monitor never saw start; rounds that never end cannot pile up.
+func TestEventsAreJudgedOrCounted(t *testing.T) {
+	p := newPipeline(t)
+	ev := func(s string) controller.Event {
+		e, err := controller.Parse([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	// No game_start: the round ends with its wager unjudged, not lost.
+	p.Event(ev(`{"type":"wager","round":"7","seat":1,"bet":"21+3","amount":5}`), 10)
+	res := p.Event(ev(`{"type":"game_end","round":"7"}`), 20)
+	if len(res) != 1 || len(res[0].Alerts) != 1 || res[0].Alerts[0].Kind != alerts.Unjudged {
+		t.Fatalf("a wager on an unseen round: %+v", res)
+	}
+	// Rounds that never end: their entries are bounded and counted.
+	for i := range maxPending + 5 {
+		p.Event(controller.Event{Type: controller.Wager, Round: string(rune('a' + i)), Seat: 1, Bet: "21+3", Amount: 1}, 30+i)
+	}
+	if p.Pending() != maxPending || p.DroppedEvents != 5 {
+		t.Errorf("pending %d, dropped %d; want %d and 5", p.Pending(), p.DroppedEvents, maxPending)
+	}
+}
+
+// FuzzEvents feeds controller messages, one per line, to a pipeline: no
+// sequence of events, however odd, makes it panic, and every event is
+// either judged with its round, still pending, or counted as dropped.
+func FuzzEvents(f *testing.F) {
+	f.Add([]byte("{\"type\":\"game_start\",\"round\":\"1\"}\n{\"type\":\"wager\",\"round\":\"1\",\"seat\":3,\"bet\":\"21+3\",\"amount\":5}\n{\"type\":\"payout\",\"round\":\"1\",\"seat\":3,\"bet\":\"21+3\",\"amount\":45}\n{\"type\":\"game_end\",\"round\":\"1\"}"))
+	f.Add([]byte("{\"type\":\"game_end\",\"round\":\"9\"}\n{\"type\":\"meter\",\"bet\":\"blazing7s\",\"amount\":1e300}\n{\"type\":\"progressive_award\",\"round\":\"2\",\"seat\":99,\"award\":\"100%\",\"amount\":5}"))
+	f.Add([]byte("{\"type\":\"game_start\",\"round\":\"1\"}\n{\"type\":\"game_start\",\"round\":\"1\"}\n{\"type\":\"game_end\",\"round\":\"2\"}"))
+	p := newPipeline(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		frame := 0
+		for sc.Scan() {
+			e, err := controller.Parse(sc.Bytes())
+			if err != nil {
+				continue
+			}
+			frame++
+			for _, r := range p.Event(e, frame) {
+				for _, a := range r.Alerts {
+					if a.ID == "" || a.Kind == "" {
+						t.Fatalf("alert without id or kind: %+v", a)
+					}
+				}
+			}
+		}
+		p.Flush()
+		if p.Pending() > maxPending {
+			t.Fatalf("%d rounds pending", p.Pending())
+		}
+	})
+}
