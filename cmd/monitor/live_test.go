@@ -169,7 +169,7 @@ func queueController(t *testing.T, url, table string, payloads []string) {
 }
 
 // controllerLog returns the sample's controller events, one per line.
-func controllerLog(t *testing.T, name string) []string {
+func controllerLog(t testing.TB, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile(sample(name, "events.jsonl"))
 	if err != nil {
