@@ -33,11 +33,20 @@ type Options struct {
 	// CoveredConfidence caps the confidence of a reading when the dealer's
 	// hand is close to it: a partly covered card is never read confidently.
 	CoveredConfidence float64
+	// SettleFrames: a changed zone is read again once its picture has
+	// held still this many frames; while the dealer's hand moves through
+	// it, it keeps its last observations and is reported busy. The
+	// tracker counts a card only once it has lain still anyway, and a
+	// moving hand is not worth reading.
+	SettleFrames int
+	// MaxWaitFrames: a changed zone that does not settle (a hand that
+	// never stops, flickering light) is read at least this often.
+	MaxWaitFrames int
 }
 
 // DefaultOptions returns the options the monitor runs with.
 func DefaultOptions() Options {
-	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4}
+	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4, SettleFrames: 2, MaxWaitFrames: 25}
 }
 
 // Card dimensions in mm.
@@ -55,9 +64,10 @@ type Detector struct {
 	opts     Options
 	cropper  *classify.Cropper
 	zones    []*zone
+	half     gocv.Mat
+	quarter  gocv.Mat
 	small    gocv.Mat
 	smallG   gocv.Mat
-	diff     gocv.Mat
 	crops    []gocv.Mat
 	cropDiff gocv.Mat
 	kernel   gocv.Mat
@@ -76,8 +86,7 @@ type Detector struct {
 type zone struct {
 	x0, y0     float64 // table mm of the rectified image's origin
 	mapX, mapY gocv.Mat
-	small      image.Rectangle // its footprint in the eighth-size picture
-	ref        gocv.Mat        // that footprint when last read
+	watch      *watch // its footprint in the eighth-size picture
 	rect, hsv  gocv.Mat
 	mask, skin gocv.Mat
 	skinBG     gocv.Mat // skin-coloured background
@@ -86,7 +95,7 @@ type zone struct {
 	gx, gy     gocv.Mat
 	obs        []Observation
 	cache      []cachedRead
-	busy       bool
+	busy       bool // skin near its cards when last read
 	read       bool
 }
 
@@ -99,10 +108,16 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 	if !(opts.PxPerMM >= 0.5 && opts.PxPerMM <= 8) {
 		return nil, fmt.Errorf("vision: PxPerMM %v: want 0.5 to 8", opts.PxPerMM)
 	}
+	if !(opts.ChangeLevel >= 1 && opts.ChangeLevel <= 255) {
+		return nil, fmt.Errorf("vision: ChangeLevel %v: want 1 to 255", opts.ChangeLevel)
+	}
+	if opts.SettleFrames < 0 || opts.MaxWaitFrames < 1 {
+		return nil, fmt.Errorf("vision: SettleFrames %d, MaxWaitFrames %d: want at least 0 and 1", opts.SettleFrames, opts.MaxWaitFrames)
+	}
 	t := cal.Table
 	d := &Detector{
 		cal: cal, reader: reader, opts: opts, cropper: classify.NewCropper(),
-		small: gocv.NewMat(), smallG: gocv.NewMat(), diff: gocv.NewMat(), cropDiff: gocv.NewMat(),
+		half: gocv.NewMat(), quarter: gocv.NewMat(), small: gocv.NewMat(), smallG: gocv.NewMat(), cropDiff: gocv.NewMat(),
 		kernel:    gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3)),
 		paperGrow: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
 		bridge:    gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(int(2.5*opts.PxPerMM)|1, int(2.5*opts.PxPerMM)|1)),
@@ -164,8 +179,8 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 		z.close()
 		return nil, nil // mostly outside the picture
 	}
-	z.small = image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh))
-	z.ref, z.rect, z.hsv, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	z.watch = newWatch(image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh)))
+	z.rect, z.hsv, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	z.gray, z.gx, z.gy, z.skinBG = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	z.filled = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
 	return z, nil
@@ -176,7 +191,7 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.ref, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG, &z.filled} {
+	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG, &z.filled} {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -190,7 +205,7 @@ func (d *Detector) Close() error {
 		z.close()
 	}
 	d.zones = nil
-	for _, m := range append([]*gocv.Mat{&d.small, &d.smallG, &d.diff, &d.cropDiff, &d.kernel, &d.paperGrow, &d.bridge}, matPtrs(d.crops)...) {
+	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.cropDiff, &d.kernel, &d.paperGrow, &d.bridge}, matPtrs(d.crops)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -221,7 +236,9 @@ func (d *Detector) Forget() {
 }
 
 // Detect reads one frame (8-bit BGR, the camera's size). Zones that have
-// not changed since they were last read keep their observations.
+// not changed since they were last read keep their observations, and so do
+// changed zones until they settle (Options.SettleFrames): a frame held
+// still is read a few frames after it came.
 func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	if d.cropper == nil {
 		return Frame{}, errors.New("vision: Detect on a closed Detector")
@@ -230,38 +247,74 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		return Frame{}, fmt.Errorf("vision: frame %d is %dx%d type %v; want %dx%d BGR as calibrated", index, frame.Cols(), frame.Rows(), frame.Type(), d.width, d.height)
 	}
 	d.FramesSeen++
-	gocv.Resize(frame, &d.small, image.Pt((d.width+7)/8, (d.height+7)/8), 0, 0, gocv.InterpolationArea)
+	// The eighth-size picture every frame is compared by: each pixel the
+	// mean of an 8×8 block, so that sensor noise stays well under
+	// ChangeLevel. Halving bilinearly averages 2×2 pixels exactly; three
+	// halvings cost half what one area resize of the whole frame does.
+	sw, sh := (d.width+7)/8, (d.height+7)/8
+	gocv.Resize(frame, &d.half, image.Pt(4*sw, 4*sh), 0, 0, gocv.InterpolationLinear)
+	gocv.Resize(d.half, &d.quarter, image.Pt(2*sw, 2*sh), 0, 0, gocv.InterpolationLinear)
+	gocv.Resize(d.quarter, &d.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationLinear)
 	gocv.CvtColor(d.small, &d.smallG, gocv.ColorBGRToGray)
+	img, err := d.smallG.DataPtrUint8()
+	if err != nil {
+		return Frame{}, err
+	}
+	level := uint8(math.Ceil(d.opts.ChangeLevel))
 	out := Frame{Index: index, Time: t}
 	for _, z := range d.zones {
-		cur := d.smallG.Region(z.small)
-		changed := !z.read || d.changed(cur, z.ref)
-		if changed {
-			cur.CopyTo(&z.ref)
+		w := z.watch
+		w.update(img, d.smallG.Cols(), level, d.opts.SettleFrames, !z.read)
+		if z.read && !w.fresh && w.waiting < d.opts.MaxWaitFrames {
+			out.Busy = out.Busy || z.busy || w.moving
+			continue
 		}
-		cur.Close()
-		if changed {
-			if err := d.detectZone(frame, z); err != nil {
-				return Frame{}, err
-			}
-			z.read = true
-			d.ZonesDetected++
+		before := z.obs
+		if err := d.detectZone(frame, z); err != nil {
+			return Frame{}, err
 		}
-		out.Busy = out.Busy || z.busy
+		if z.read {
+			z.obs = d.keepCovered(z, before)
+		}
+		w.read(!z.read)
+		z.read = true
+		d.ZonesDetected++
+		out.Busy = out.Busy || z.busy || w.moving
 	}
 	out.Cards = d.merge()
 	markSideways(out.Cards)
 	return out, nil
 }
 
-// changed reports whether a zone's footprint differs from its reference.
-func (d *Detector) changed(cur, ref gocv.Mat) bool {
-	if ref.Empty() || ref.Rows() != cur.Rows() || ref.Cols() != cur.Cols() {
-		return true
+// keepCovered adds to a zone's fresh observations the cards it saw before
+// that lie in the busy area now (under the dealer's moving hand): the
+// picture there has not settled, so what was read there stands. Once it
+// settles as it was, nothing there changed; if it settles otherwise, the
+// zone is read again.
+func (d *Detector) keepCovered(z *zone, before []Observation) []Observation {
+	out := z.obs
+	for _, o := range before {
+		var cx, cy float64
+		for _, q := range o.ImageQuad {
+			cx, cy = cx+q[0]/4, cy+q[1]/4
+		}
+		covered := z.watch.busyAt(image.Pt(int(cx)/8, int(cy)/8))
+		for _, q := range o.ImageQuad {
+			// Each corner, pulled a quarter of the way in.
+			covered = covered || z.watch.busyAt(image.Pt(int(0.75*q[0]+0.25*cx)/8, int(0.75*q[1]+0.25*cy)/8))
+		}
+		if !covered {
+			continue
+		}
+		seen := false
+		for _, n := range z.obs {
+			seen = seen || Dist(n.Center, o.Center) < sameCardMM
+		}
+		if !seen {
+			out = append(out, o)
+		}
 	}
-	gocv.AbsDiff(cur, ref, &d.diff)
-	_, maxVal, _, _ := gocv.MinMaxLoc(d.diff)
-	return float64(maxVal) >= d.opts.ChangeLevel
+	return out
 }
 
 // merge collects the zones' observations. Two cards never lie with their
