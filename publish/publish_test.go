@@ -12,58 +12,8 @@ import (
 	"testing"
 	"time"
 
-	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"bjmonitor/internal/mqtttest"
 )
-
-type message struct {
-	topic    string
-	payload  string
-	retained bool
-}
-
-// subscriber is a paho client that collects every message it receives.
-type subscriber struct {
-	client mqtt.Client
-	msgs   chan message
-}
-
-// subscribe connects a test subscriber to url and subscribes to filter at
-// QoS 1. With a persistent session (clean false) the broker queues messages
-// for it while it is away; it reconnects by itself.
-func subscribe(tb testing.TB, url, id, filter string, clean bool) *subscriber {
-	tb.Helper()
-	s := &subscriber{msgs: make(chan message, 1000)}
-	handler := func(_ mqtt.Client, m mqtt.Message) {
-		s.msgs <- message{topic: m.Topic(), payload: string(m.Payload()), retained: m.Retained()}
-	}
-	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).
-		SetCleanSession(clean).
-		SetDefaultPublishHandler(handler). // also gets messages queued while away
-		SetAutoReconnect(true).
-		SetMaxReconnectInterval(200 * time.Millisecond).
-		SetConnectTimeout(2 * time.Second)
-	s.client = mqtt.NewClient(opts)
-	if tok := s.client.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		tb.Fatalf("subscriber connect: %v", tok.Error())
-	}
-	if tok := s.client.Subscribe(filter, 1, handler); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
-		tb.Fatalf("subscribe %s: %v", filter, tok.Error())
-	}
-	tb.Cleanup(func() { s.client.Disconnect(100) })
-	return s
-}
-
-// next returns the next message, failing the test after d.
-func (s *subscriber) next(tb testing.TB, d time.Duration) message {
-	tb.Helper()
-	select {
-	case m := <-s.msgs:
-		return m
-	case <-time.After(d):
-		tb.Fatalf("no message within %v", d)
-		return message{}
-	}
-}
 
 func testConfig(tb testing.TB, url, dir string) Config {
 	return Config{
@@ -103,18 +53,18 @@ func waitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
 }
 
 // retained returns the retained message on topic, seen by a fresh subscriber.
-func retained(tb testing.TB, url, topic string) message {
+func retained(tb testing.TB, url, topic string) mqtttest.Message {
 	tb.Helper()
-	s := subscribe(tb, url, fmt.Sprintf("probe-%d", time.Now().UnixNano()), topic, true)
-	return s.next(tb, 5*time.Second)
+	s := mqtttest.Subscribe(tb, url, fmt.Sprintf("probe-%d", time.Now().UnixNano()), topic, true)
+	return s.Next(tb, 5*time.Second)
 }
 
 func TestPublishTopicsAndAvailability(t *testing.T) {
-	b := newBroker(t, freePort(t), "")
-	b.start()
-	sub := subscribe(t, b.url(), "sub-topics", "test/t1/#", true)
+	b := mqtttest.NewMosquitto(t, "")
+	b.Start()
+	sub := mqtttest.Subscribe(t, b.URL(), "sub-topics", "test/t1/#", true)
 
-	p, err := New(testConfig(t, b.url(), t.TempDir()))
+	p, err := New(testConfig(t, b.URL(), t.TempDir()))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -141,8 +91,8 @@ func TestPublishTopicsAndAvailability(t *testing.T) {
 
 	got := map[string]string{}
 	for len(got) < 5 {
-		m := sub.next(t, 5*time.Second)
-		got[m.topic] = m.payload
+		m := sub.Next(t, 5*time.Second)
+		got[m.Topic] = m.Payload
 	}
 	for topic, want := range sent {
 		if got[topic] != want {
@@ -157,28 +107,27 @@ func TestPublishTopicsAndAvailability(t *testing.T) {
 	}
 	waitFor(t, 5*time.Second, "outbox drained", func() bool { return p.OutboxDepth() == 0 })
 
-	if m := retained(t, b.url(), "test/t1/available"); m.payload != AvailableOnline || !m.retained {
+	if m := retained(t, b.URL(), "test/t1/available"); m.Payload != AvailableOnline || !m.Retained {
 		t.Errorf("retained available = %+v, want retained %q", m, AvailableOnline)
 	}
 	if err := p.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if m := retained(t, b.url(), "test/t1/available"); m.payload != AvailableStopped || !m.retained {
+	if m := retained(t, b.URL(), "test/t1/available"); m.Payload != AvailableStopped || !m.Retained {
 		t.Errorf("retained available after Close = %+v, want retained %q", m, AvailableStopped)
 	}
 }
 
 func TestBrokerOutageLosesNoAlert(t *testing.T) {
-	port := freePort(t)
 	persist := t.TempDir()
 	// The broker keeps the subscriber's persistent session over its restart,
 	// so alerts sent after the restart are queued for the subscriber even if
 	// it has not reconnected yet.
-	b := newBroker(t, port, fmt.Sprintf("persistence true\npersistence_location %s/\n", persist))
-	b.start()
-	sub := subscribe(t, b.url(), "sub-outage", "test/t1/alert", false)
+	b := mqtttest.NewMosquitto(t, fmt.Sprintf("persistence true\npersistence_location %s/\n", persist))
+	b.Start()
+	sub := mqtttest.Subscribe(t, b.URL(), "sub-outage", "test/t1/alert", false)
 
-	p, err := New(testConfig(t, b.url(), t.TempDir()))
+	p, err := New(testConfig(t, b.URL(), t.TempDir()))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -193,10 +142,10 @@ func TestBrokerOutageLosesNoAlert(t *testing.T) {
 		}
 	}
 	for len(received) < before {
-		received = append(received, alertID(t, sub.next(t, 5*time.Second).payload))
+		received = append(received, alertID(t, sub.Next(t, 5*time.Second).Payload))
 	}
 
-	b.stop()
+	b.Stop()
 	waitFor(t, 5*time.Second, "publisher sees the broker gone", func() bool { return !p.Connected() })
 	for i := before; i < before+during; i++ {
 		start := time.Now()
@@ -211,7 +160,7 @@ func TestBrokerOutageLosesNoAlert(t *testing.T) {
 		t.Errorf("outbox depth during outage = %d, want %d", got, during)
 	}
 
-	b.start()
+	b.Start()
 	seen := map[string]bool{}
 	var order []string
 	for _, id := range received {
@@ -222,8 +171,8 @@ func TestBrokerOutageLosesNoAlert(t *testing.T) {
 	deadline := time.After(20 * time.Second)
 	for len(order) < before+during {
 		select {
-		case m := <-sub.msgs:
-			id := alertID(t, m.payload)
+		case m := <-sub.C():
+			id := alertID(t, m.Payload)
 			received = append(received, id)
 			if seen[id] {
 				dups++ // consumers de-duplicate by id; a resend is allowed
@@ -248,10 +197,9 @@ func TestBrokerOutageLosesNoAlert(t *testing.T) {
 }
 
 func TestPublisherRestartResendsOutbox(t *testing.T) {
-	port := freePort(t)
-	b := newBroker(t, port, "") // not started: the network is down
+	b := mqtttest.NewMosquitto(t, "") // not started: the network is down
 	dir := t.TempDir()
-	cfg := testConfig(t, b.url(), dir)
+	cfg := testConfig(t, b.URL(), dir)
 
 	start := time.Now()
 	p, err := New(cfg)
@@ -272,15 +220,15 @@ func TestPublisherRestartResendsOutbox(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 
-	b.start()
-	sub := subscribe(t, b.url(), "sub-restart", "test/t1/alert", true)
+	b.Start()
+	sub := mqtttest.Subscribe(t, b.URL(), "sub-restart", "test/t1/alert", true)
 	p2, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New on the same outbox: %v", err)
 	}
 	defer p2.Close()
 	for i := range n {
-		got := alertID(t, sub.next(t, 10*time.Second).payload)
+		got := alertID(t, sub.Next(t, 10*time.Second).Payload)
 		if want := alertID(t, string(alertPayload(i))); got != want {
 			t.Errorf("alert %d after restart = %s, want %s", i, got, want)
 		}
@@ -298,11 +246,11 @@ func TestAuthentication(t *testing.T) {
 	if out, err := exec.Command(pw, "-b", "-c", pwFile, "user", "pass").CombinedOutput(); err != nil {
 		t.Fatalf("mosquitto_passwd: %v\n%s", err, out)
 	}
-	b := newBroker(t, freePort(t), fmt.Sprintf("allow_anonymous false\npassword_file %s\n", pwFile))
-	b.start()
+	b := mqtttest.NewMosquitto(t, fmt.Sprintf("allow_anonymous false\npassword_file %s\n", pwFile))
+	b.Start()
 
 	t.Run("right", func(t *testing.T) {
-		cfg := testConfig(t, b.url(), t.TempDir())
+		cfg := testConfig(t, b.URL(), t.TempDir())
 		cfg.Username, cfg.Password = "user", "pass"
 		p, err := New(cfg)
 		if err != nil {
@@ -314,7 +262,7 @@ func TestAuthentication(t *testing.T) {
 		}
 	})
 	t.Run("wrong", func(t *testing.T) {
-		cfg := testConfig(t, b.url(), t.TempDir())
+		cfg := testConfig(t, b.URL(), t.TempDir())
 		cfg.Username, cfg.Password = "user", "nope"
 		p, err := New(cfg)
 		if err == nil {

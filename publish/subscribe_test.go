@@ -13,6 +13,8 @@ import (
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/listeners"
 	"github.com/mochi-mqtt/server/v2/packets"
+
+	"bjmonitor/internal/mqtttest"
 )
 
 // controllerClient connects a paho client that plays the table controller.
@@ -58,15 +60,15 @@ func expectEvent(tb testing.TB, got <-chan string, want string) {
 }
 
 func TestControllerSubscription(t *testing.T) {
-	b := newBroker(t, freePort(t), "") // no persistence: a restart forgets every subscription
-	b.start()
-	cfg, got := handlerConfig(t, b.url(), t.TempDir())
+	b := mqtttest.NewMosquitto(t, "") // no persistence: a restart forgets every subscription
+	b.Start()
+	cfg, got := handlerConfig(t, b.URL(), t.TempDir())
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	defer p.Close()
-	ctl := controllerClient(t, b.url())
+	ctl := controllerClient(t, b.URL())
 
 	sendEvent(t, ctl, "live/t1/controller", `{"type":"game_start","round":"0"}`) // another prefix
 	sendEvent(t, ctl, "test/t2/controller", `{"type":"game_start","round":"0"}`) // another table
@@ -74,9 +76,9 @@ func TestControllerSubscription(t *testing.T) {
 	sendEvent(t, ctl, "test/t1/controller", first)
 	expectEvent(t, got, first)
 
-	b.stop()
+	b.Stop()
 	waitFor(t, 5*time.Second, "publisher sees the broker gone", func() bool { return !p.Connected() })
-	b.start()
+	b.Start()
 	waitFor(t, 10*time.Second, "publisher reconnects", p.Connected)
 	// The subscription is remade just after the connection opens; until it
 	// is, an event has no subscriber and the broker drops it. So send
@@ -97,10 +99,10 @@ func TestControllerSubscription(t *testing.T) {
 }
 
 func TestControllerEventsQueuedWhileAway(t *testing.T) {
-	b := newBroker(t, freePort(t), "")
-	b.start()
+	b := mqtttest.NewMosquitto(t, "")
+	b.Start()
 	dir := t.TempDir()
-	cfg, got := handlerConfig(t, b.url(), dir)
+	cfg, got := handlerConfig(t, b.URL(), dir)
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -109,7 +111,7 @@ func TestControllerEventsQueuedWhileAway(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 
-	ctl := controllerClient(t, b.url())
+	ctl := controllerClient(t, b.URL())
 	events := []string{
 		`{"type":"game_start","round":"1842","t":12.30}`,
 		`{"type":"wager","round":"1842","seat":3,"bet":"21+3","amount":5,"t":12.31}`,
@@ -124,7 +126,7 @@ func TestControllerEventsQueuedWhileAway(t *testing.T) {
 	default:
 	}
 
-	cfg2, got2 := handlerConfig(t, b.url(), dir)
+	cfg2, got2 := handlerConfig(t, b.URL(), dir)
 	p2, err := New(cfg2)
 	if err != nil {
 		t.Fatalf("New again: %v", err)
@@ -170,7 +172,7 @@ func TestRefusedSubscription(t *testing.T) {
 	}
 	defer srv.Close()
 	url := "tcp://" + l.Address()
-	sub := subscribe(t, url, "probe-refused", "test/#", true)
+	sub := mqtttest.Subscribe(t, url, "probe-refused", "test/#", true)
 
 	cfg, _ := handlerConfig(t, url, t.TempDir())
 	p, err := New(cfg)
@@ -183,7 +185,7 @@ func TestRefusedSubscription(t *testing.T) {
 		t.Errorf("New: %v, want ErrSubscribe naming the topic and the ACL", err)
 	}
 	select {
-	case m := <-sub.msgs:
+	case m := <-sub.C():
 		t.Errorf("a refused New published %+v", m)
 	case <-time.After(100 * time.Millisecond):
 	}

@@ -7,26 +7,27 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"bjmonitor/publish/testcert"
+
+	"bjmonitor/internal/mqtttest"
 )
 
 // tlsBroker starts Mosquitto with a TLS listener (the returned ssl:// URL)
 // using certs, and a plain listener for the test's subscriber (tcp:// URL).
-func tlsBroker(t *testing.T, certs testcert.Files, requireCert bool) (tlsURL, plainURL string, b *broker) {
+func tlsBroker(t *testing.T, certs testcert.Files, requireCert bool) (tlsURL, plainURL string, b *mqtttest.Mosquitto) {
 	t.Helper()
-	plain := freePort(t)
+	plain := mqtttest.FreePort(t)
 	extra := fmt.Sprintf("cafile %s\ncertfile %s\nkeyfile %s\n", certs.CA, certs.ServerCert, certs.ServerKey)
 	if requireCert {
 		extra += "require_certificate true\n"
 	}
 	extra += fmt.Sprintf("listener %d 127.0.0.1\n", plain)
-	b = newBroker(t, freePort(t), extra)
-	b.start()
+	b = mqtttest.NewMosquitto(t, extra)
+	b.Start()
 	waitFor(t, 5*time.Second, "the plain listener", func() bool {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", plain), 200*time.Millisecond)
 		if err == nil {
@@ -37,11 +38,11 @@ func tlsBroker(t *testing.T, certs testcert.Files, requireCert bool) (tlsURL, pl
 	// Mosquitto's log helps when a handshake fails for an unexpected reason.
 	t.Cleanup(func() {
 		if t.Failed() {
-			text, _ := os.ReadFile(b.log.Name())
+			text := b.Log()
 			t.Logf("mosquitto log:\n%s", text)
 		}
 	})
-	return fmt.Sprintf("ssl://127.0.0.1:%d", b.port), fmt.Sprintf("tcp://127.0.0.1:%d", plain), b
+	return fmt.Sprintf("ssl://127.0.0.1:%d", b.Port), fmt.Sprintf("tcp://127.0.0.1:%d", plain), b
 }
 
 // wantTLSError checks that New failed with ErrTLS and a message an
@@ -72,7 +73,7 @@ func TestTLS(t *testing.T) {
 	url, plainURL, _ := tlsBroker(t, good, false)
 
 	t.Run("right CA", func(t *testing.T) {
-		sub := subscribe(t, plainURL, "sub-tls", "test/t1/alert", true)
+		sub := mqtttest.Subscribe(t, plainURL, "sub-tls", "test/t1/alert", true)
 		cfg := testConfig(t, url, t.TempDir())
 		cfg.CAFile = good.CA
 		p, err := New(cfg)
@@ -86,7 +87,7 @@ func TestTLS(t *testing.T) {
 		if err := p.Publish(context.Background(), KindAlert, alertPayload(7)); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := alertID(t, sub.next(t, 5*time.Second).payload), "alert-007"; got != want {
+		if got, want := alertID(t, sub.Next(t, 5*time.Second).Payload), "alert-007"; got != want {
 			t.Errorf("alert over TLS = %s, want %s", got, want)
 		}
 	})
