@@ -378,9 +378,7 @@ func dueEvents(pending []timedEvent, start time.Time, t float64) (due []controll
 // error with the whole record, so that it is still in the log.
 func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeline.Result, frame int, t, fps float64) {
 	for _, res := range results {
-		l.met.rounds.Inc()
 		for i, a := range res.Alerts {
-			l.met.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
 			if l.ev == nil || pl.Calibration() == nil {
 				continue
 			}
@@ -396,6 +394,11 @@ func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeli
 		if err := l.out.write(ctx, res); err != nil {
 			b, _ := json.Marshal(res)
 			l.log.Error("results could not be queued for the broker", "err", err, "round", res.Round.ID, "results", string(b))
+		}
+		// Counted once queued: a round counted is on disk.
+		l.met.rounds.Inc()
+		for _, a := range res.Alerts {
+			l.met.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
 		}
 		for _, a := range res.Alerts {
 			fmt.Fprintf(l.stdout, "ALERT %s [%s] round %s seat %d %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, a.Detail)

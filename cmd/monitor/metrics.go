@@ -59,7 +59,7 @@ func newMetrics(g gauges) *metrics {
 		fps: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "fps",
 			Help: "Frames read per second, over the last stats interval."}),
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "rounds_total",
-			Help: "Rounds rebuilt and reconciled."}),
+			Help: "Rounds rebuilt, reconciled, and their records queued for the broker."}),
 		alerts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "alerts_total",
 			Help: "Alerts raised, by kind and severity."}, []string{"kind", "severity"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
