@@ -221,3 +221,14 @@ func Publish(tb testing.TB, url, topic string, payloads ...string) {
 		}
 	}
 }
+
+// Reachable reports whether a broker at url (tcp://host:port) accepts
+// connections now.
+func Reachable(url string) bool {
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "tcp://"), 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
