@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -448,4 +449,76 @@ func TestStreamTimeout(t *testing.T) {
 	c.Close()
 	l.Close()
 	conns.Wait()
+}
+
+// TestNetworkStreamDropsAndComesBack reads a live stream served by ffmpeg
+// over HTTP (MPEG-TS, as an IP camera or encoder serves it), has the
+// server stop mid-stream, and serves it again: the capture reconnects and
+// frames flow again.
+func TestNetworkStreamDropsAndComesBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams video in real time")
+	}
+	ffmpeg, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Skip("ffmpeg not installed")
+	}
+	dir := t.TempDir()
+	clip := filepath.Join(dir, "camera.mp4")
+	writeClip(t, clip, 25, 25)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	url := "http://" + addr + "/camera.ts"
+	// serve streams the clip over and over, in real time, to one client,
+	// until stopped.
+	serve := func() *exec.Cmd {
+		cmd := exec.Command(ffmpeg, "-v", "error", "-re", "-stream_loop", "-1", "-i", clip,
+			"-c", "copy", "-f", "mpegts", "-listen", "1", url)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	server := serve()
+	cfg := DefaultConfig()
+	cfg.Source, cfg.Backoff = url, []time.Duration{100 * time.Millisecond}
+	c, err := Start(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	frame := gocv.NewMat()
+	defer frame.Close()
+	for range 10 {
+		next(t, c, &frame)
+	}
+	if frame.Cols() != 64 || !c.Stats().Connected {
+		t.Fatalf("frame %dx%d, stats %+v", frame.Cols(), frame.Rows(), c.Stats())
+	}
+	server.Process.Kill()
+	server.Wait()
+	for deadline := time.Now().Add(10 * time.Second); c.Stats().Connected; {
+		if time.Now().After(deadline) {
+			t.Fatalf("still connected 10 s after the server went: %+v", c.Stats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	lost := c.Stats()
+	serve()
+	reconnected := false
+	for range 50 {
+		if next(t, c, &frame).Reconnected {
+			reconnected = true
+			break
+		}
+	}
+	if !reconnected {
+		t.Errorf("no frame said reconnected after the server came back: %+v", c.Stats())
+	}
+	t.Logf("tried: an HTTP stream served, killed, served again; survived: %d frames before, reconnected after %d failed opens", lost.Frames, c.Stats().OpenFailures)
 }
