@@ -37,55 +37,93 @@ func (w *watch) update(img []uint8, stride int, level uint8, settle int, first b
 	w.queue = w.queue[:0]
 	changed := false
 	for y := 0; y < rows; y++ {
-		row := img[(w.rect.Min.Y+y)*stride+w.rect.Min.X:]
-		for x := 0; x < cols; x++ {
-			i, c := y*cols+x, row[x]
+		row := img[(w.rect.Min.Y+y)*stride+w.rect.Min.X:][:cols]
+		k := y * cols
+		prev, ref, still, busy := w.prev[k:k+cols], w.ref[k:k+cols], w.still[k:k+cols], w.busy[k:k+cols]
+		for x, c := range row {
 			switch {
 			case first:
-				w.still[i] = 255 // nothing to go by: take it as still
-			case absDiff(c, w.prev[i]) >= level:
-				w.still[i] = 0
-			case w.still[i] < 255:
-				w.still[i]++
+				still[x] = 255 // nothing to go by: take it as still
+			case absDiff(c, prev[x]) >= level:
+				still[x] = 0
+			case still[x] < 255:
+				still[x]++
 			}
-			w.prev[i] = c
-			w.busy[i] = int(w.still[i]) < settle
-			if w.busy[i] {
-				w.queue = append(w.queue, i)
+			prev[x] = c
+			busy[x] = int(still[x]) < settle
+			if busy[x] {
+				w.queue = append(w.queue, k+x)
 			}
-			changed = changed || absDiff(c, w.ref[i]) >= level
+			changed = changed || absDiff(c, ref[x]) >= level
 		}
 	}
 	w.moving = len(w.queue) > 0
-	// Spread the busy area over the changed pixels joined to it. A hand's
-	// grey is close to the felt's here and there, so its changed pixels
-	// come in pieces: join those a few pixels apart.
-	const reach = 3
-	for k := 0; k < len(w.queue); k++ {
-		i := w.queue[k]
-		x, y := i%cols, i/cols
-		for ny := max(y-reach, 0); ny <= min(y+reach, rows-1); ny++ {
-			for nx := max(x-reach, 0); nx <= min(x+reach, cols-1); nx++ {
-				j := ny*cols + nx
-				if !w.busy[j] && absDiff(w.prev[j], w.ref[j]) >= level {
-					w.busy[j] = true
-					w.queue = append(w.queue, j)
-				}
-			}
-		}
-	}
 	w.fresh = false
-	for i, b := range w.busy {
-		if !b && absDiff(w.prev[i], w.ref[i]) >= level {
-			w.fresh = true
-			break
-		}
-	}
 	if changed {
 		w.waiting++
 	} else {
 		w.waiting = 0
+		return
 	}
+	// Spread the busy area over the changed pixels joined to it. A hand's
+	// grey is close to the felt's here and there, so its changed pixels
+	// come in pieces: a changed pixel a few pixels from the busy area
+	// joins it too.
+	const reach = 3
+	for {
+		w.spread(level)
+		joined := false
+		for i, b := range w.busy {
+			if b || absDiff(w.prev[i], w.ref[i]) < level {
+				continue
+			}
+			if !w.nearBusy(i, reach) {
+				w.fresh = true
+				continue
+			}
+			w.busy[i] = true
+			w.queue = append(w.queue, i)
+			joined = true
+		}
+		if !joined {
+			return
+		}
+		w.fresh = false
+	}
+}
+
+// spread grows the busy area from the pixels queued over the changed
+// pixels next to them.
+func (w *watch) spread(level uint8) {
+	cols, rows := w.rect.Dx(), w.rect.Dy()
+	for len(w.queue) > 0 {
+		i := w.queue[len(w.queue)-1]
+		w.queue = w.queue[:len(w.queue)-1]
+		x, y := i%cols, i/cols
+		for _, j := range [4]int{i - 1, i + 1, i - cols, i + cols} {
+			if (j == i-1 && x == 0) || (j == i+1 && x == cols-1) || (j < i-1 && y == 0) || (j > i+1 && y == rows-1) {
+				continue
+			}
+			if !w.busy[j] && absDiff(w.prev[j], w.ref[j]) >= level {
+				w.busy[j] = true
+				w.queue = append(w.queue, j)
+			}
+		}
+	}
+}
+
+// nearBusy reports whether a busy pixel lies within reach of pixel i.
+func (w *watch) nearBusy(i, reach int) bool {
+	cols, rows := w.rect.Dx(), w.rect.Dy()
+	x, y := i%cols, i/cols
+	for ny := max(y-reach, 0); ny <= min(y+reach, rows-1); ny++ {
+		for nx := max(x-reach, 0); nx <= min(x+reach, cols-1); nx++ {
+			if w.busy[ny*cols+nx] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // read records that the zone was read in the current frame: the picture

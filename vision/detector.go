@@ -6,6 +6,9 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gocv.io/x/gocv"
 
@@ -42,11 +45,14 @@ type Options struct {
 	// MaxWaitFrames: a changed zone that does not settle (a hand that
 	// never stops, flickering light) is read at least this often.
 	MaxWaitFrames int
+	// Workers: zones changed in one frame are read on up to this many
+	// goroutines; 0 or 1 reads them one after another.
+	Workers int
 }
 
 // DefaultOptions returns the options the monitor runs with.
 func DefaultOptions() Options {
-	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4, SettleFrames: 2, MaxWaitFrames: 25}
+	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4, SettleFrames: 2, MaxWaitFrames: 25, Workers: runtime.GOMAXPROCS(0)}
 }
 
 // Card dimensions in mm.
@@ -59,18 +65,16 @@ const (
 // Mats and its Cropper; the Reader stays the caller's. Call Close when
 // done. Not safe for concurrent use: one Detector per goroutine.
 type Detector struct {
-	cal      *calibration.Calibration
-	reader   Reader
-	opts     Options
-	cropper  *classify.Cropper
-	zones    []*zone
-	half     gocv.Mat
-	quarter  gocv.Mat
-	small    gocv.Mat
-	smallG   gocv.Mat
-	crops    []gocv.Mat
-	cropDiff gocv.Mat
-	kernel   gocv.Mat
+	cal     *calibration.Calibration
+	reader  Reader
+	opts    Options
+	zones   []*zone
+	half    gocv.Mat
+	quarter gocv.Mat
+	small   gocv.Mat
+	smallG  gocv.Mat
+	kernel  gocv.Mat
+	closed  bool
 	// paperGrow widens the paper mask by some 3 mm; bridge closes gaps of
 	// some 2.5 mm in it.
 	paperGrow, bridge gocv.Mat
@@ -88,6 +92,7 @@ type zone struct {
 	mapX, mapY gocv.Mat
 	watch      *watch // its footprint in the eighth-size picture
 	rect, hsv  gocv.Mat
+	grown      gocv.Mat // a mask widened, scratch
 	mask, skin gocv.Mat
 	skinBG     gocv.Mat // skin-coloured background
 	filled     gocv.Mat // the paper blobs, filled
@@ -97,6 +102,15 @@ type zone struct {
 	cache      []cachedRead
 	busy       bool // skin near its cards when last read
 	read       bool
+	// A zone is read on a worker of its own: it owns its cropper and
+	// crops. reads, batch and pending carry a reading from cutting the
+	// crops to the model's verdict.
+	cropper  *classify.Cropper
+	crops    []gocv.Mat
+	cropDiff gocv.Mat
+	reads    []read
+	batch    []gocv.Mat // crops for the model, z.crops' own
+	pending  []int      // indices in reads of the crops in batch
 }
 
 // NewDetector prepares a detector for the calibrated camera: it builds
@@ -116,8 +130,8 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 	}
 	t := cal.Table
 	d := &Detector{
-		cal: cal, reader: reader, opts: opts, cropper: classify.NewCropper(),
-		half: gocv.NewMat(), quarter: gocv.NewMat(), small: gocv.NewMat(), smallG: gocv.NewMat(), cropDiff: gocv.NewMat(),
+		cal: cal, reader: reader, opts: opts,
+		half: gocv.NewMat(), quarter: gocv.NewMat(), small: gocv.NewMat(), smallG: gocv.NewMat(),
 		kernel:    gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3)),
 		paperGrow: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
 		bridge:    gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(int(2.5*opts.PxPerMM)|1, int(2.5*opts.PxPerMM)|1)),
@@ -158,29 +172,46 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 	if w < 16 || h < 16 || w*h > 16<<20 {
 		return nil, fmt.Errorf("vision: a zone of %.0f×%.0f mm cannot be watched", maxX-minX, maxY-minY)
 	}
-	z := &zone{x0: minX, y0: minY}
-	z.mapX = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
-	z.mapY = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
+	// Rows and columns wholly outside the picture are left out.
 	bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	c0, r0, c1, r1 := w, h, -1, -1
 	inside := 0
 	for row := 0; row < h; row++ {
 		for col := 0; col < w; col++ {
 			x, y := d.cal.ToImage(calibration.Point{X: minX + (float64(col)+0.5)/r, Y: minY + (float64(row)+0.5)/r})
-			z.mapX.SetFloatAt(row, col, float32(x))
-			z.mapY.SetFloatAt(row, col, float32(y))
 			if x >= 0 && y >= 0 && x < float64(d.width) && y < float64(d.height) {
 				inside++
 				bx0, by0 = math.Min(bx0, x), math.Min(by0, y)
 				bx1, by1 = math.Max(bx1, x), math.Max(by1, y)
+				c0, r0, c1, r1 = min(c0, col), min(r0, row), max(c1, col), max(r1, row)
 			}
 		}
 	}
 	if inside < w*h/10 {
-		z.close()
 		return nil, nil // mostly outside the picture
 	}
+	z := &zone{x0: minX + float64(c0)/r, y0: minY + float64(r0)/r, cropper: classify.NewCropper(), cropDiff: gocv.NewMat()}
+	w, h = c1-c0+1, r1-r0+1
+	z.mapX = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
+	z.mapY = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
+	xs, err := z.mapX.DataPtrFloat32()
+	if err != nil {
+		z.close()
+		return nil, err
+	}
+	ys, err := z.mapY.DataPtrFloat32()
+	if err != nil {
+		z.close()
+		return nil, err
+	}
+	for row := 0; row < h; row++ {
+		for col := 0; col < w; col++ {
+			x, y := d.cal.ToImage(calibration.Point{X: z.x0 + (float64(col)+0.5)/r, Y: z.y0 + (float64(row)+0.5)/r})
+			xs[row*w+col], ys[row*w+col] = float32(x), float32(y)
+		}
+	}
 	z.watch = newWatch(image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh)))
-	z.rect, z.hsv, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	z.rect, z.hsv, z.grown, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	z.gray, z.gx, z.gy, z.skinBG = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	z.filled = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
 	return z, nil
@@ -191,11 +222,16 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range []*gocv.Mat{&z.mapX, &z.mapY, &z.rect, &z.hsv, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG, &z.filled} {
+	for _, m := range append([]*gocv.Mat{&z.mapX, &z.mapY, &z.rect, &z.hsv, &z.grown, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
 		}
+	}
+	z.crops = nil
+	if z.cropper != nil {
+		z.cropper.Close()
+		z.cropper = nil
 	}
 }
 
@@ -205,17 +241,13 @@ func (d *Detector) Close() error {
 		z.close()
 	}
 	d.zones = nil
-	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.cropDiff, &d.kernel, &d.paperGrow, &d.bridge}, matPtrs(d.crops)...) {
+	for _, m := range []*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge} {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
 		}
 	}
-	d.crops = nil
-	if d.cropper != nil {
-		d.cropper.Close()
-		d.cropper = nil
-	}
+	d.closed = true
 	return nil
 }
 
@@ -240,7 +272,7 @@ func (d *Detector) Forget() {
 // changed zones until they settle (Options.SettleFrames): a frame held
 // still is read a few frames after it came.
 func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
-	if d.cropper == nil {
+	if d.closed {
 		return Frame{}, errors.New("vision: Detect on a closed Detector")
 	}
 	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 || frame.Cols() != d.width || frame.Rows() != d.height {
@@ -262,28 +294,69 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	}
 	level := uint8(math.Ceil(d.opts.ChangeLevel))
 	out := Frame{Index: index, Time: t}
+	var toRead []*zone
 	for _, z := range d.zones {
 		w := z.watch
 		w.update(img, d.smallG.Cols(), level, d.opts.SettleFrames, !z.read)
-		if z.read && !w.fresh && w.waiting < d.opts.MaxWaitFrames {
-			out.Busy = out.Busy || z.busy || w.moving
-			continue
+		if !z.read || w.fresh || w.waiting >= d.opts.MaxWaitFrames {
+			toRead = append(toRead, z)
 		}
-		before := z.obs
-		if err := d.detectZone(frame, z); err != nil {
+	}
+	// The zones are read on the workers as far as cutting the crops; the
+	// model, one per Detector, reads all their crops at once.
+	d.each(toRead, func(z *zone) { d.prepareZone(frame, z) })
+	var batch []gocv.Mat
+	for _, z := range toRead {
+		batch = append(batch, z.batch...)
+	}
+	var res []classify.Result
+	for len(res) < len(batch) {
+		part, err := d.reader.Classify(batch[len(res):min(len(batch), len(res)+classify.MaxBatch)])
+		if err != nil {
 			return Frame{}, err
 		}
+		res = append(res, part...)
+	}
+	d.Classified += len(batch)
+	for _, z := range toRead {
+		before := z.obs
+		d.finishZone(z, res[:len(z.batch)])
+		res = res[len(z.batch):]
 		if z.read {
 			z.obs = d.keepCovered(z, before)
 		}
-		w.read(!z.read)
+		z.watch.read(!z.read)
 		z.read = true
 		d.ZonesDetected++
-		out.Busy = out.Busy || z.busy || w.moving
+	}
+	for _, z := range d.zones {
+		out.Busy = out.Busy || z.busy || z.watch.moving
 	}
 	out.Cards = d.merge()
 	markSideways(out.Cards)
 	return out, nil
+}
+
+// each runs f on every zone, on up to Options.Workers goroutines, and
+// returns when all are done.
+func (d *Detector) each(zs []*zone, f func(*zone)) {
+	n := min(d.opts.Workers, len(zs))
+	if n <= 1 {
+		for _, z := range zs {
+			f(z)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(zs); i = int(next.Add(1)) - 1 {
+				f(zs[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // keepCovered adds to a zone's fresh observations the cards it saw before

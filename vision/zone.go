@@ -29,13 +29,17 @@ type read struct {
 	capped bool   // the dealer's hand was near
 }
 
-// detectZone rectifies a zone, finds card corners in it, reads them and
-// turns the readings into observations.
-func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
+// prepareZone rectifies a zone, finds card corners in it and cuts their
+// crops: those that look as they did keep their reading, the others wait
+// in z.batch for the model. It touches only the zone's own Mats and the
+// Detector's read-only ones, so zones can be prepared side by side.
+func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	r := d.opts.PxPerMM
 	gocv.Remap(frame, &z.rect, &z.mapX, &z.mapY, gocv.InterpolationLinear, gocv.BorderConstant, black)
+	z.reads, z.batch, z.pending = z.reads[:0], z.batch[:0], z.pending[:0]
 	gocv.CvtColor(z.rect, &z.hsv, gocv.ColorBGRToHSV)
 	gocv.InRangeWithScalar(z.hsv, paperLo, paperHi, &z.mask)
+	gocv.InRangeWithScalar(z.hsv, skinLo, skinHi, &z.skin)
 	gocv.MorphologyEx(z.mask, &z.mask, gocv.MorphOpen, d.kernel)
 	// An index printed close to the edge breaks the white margin: close
 	// such gaps (a few mm) so the outline keeps the card's straight edge.
@@ -43,10 +47,8 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 	// The dealer's hand: skin-coloured felt-side pixels. Skin tones also
 	// edge the red pips and fill court figures, so only pixels away from
 	// the paper count.
-	gocv.InRangeWithScalar(z.hsv, skinLo, skinHi, &z.skin)
-	gocv.Dilate(z.mask, &z.hsv, d.paperGrow) // hsv is free again: reuse it
-	gocv.BitwiseNot(z.hsv, &z.hsv)
-	gocv.BitwiseAnd(z.skin, z.hsv, &z.skin)
+	gocv.Dilate(z.mask, &z.grown, d.paperGrow)
+	gocv.Subtract(z.skin, z.grown, &z.skin) // masks are 0 or 255: skin and not grown
 	gocv.MorphologyEx(z.skin, &z.skin, gocv.MorphOpen, d.kernel)
 	// The felt has skin-coloured things of its own (the wooden rail, the
 	// Push 22 spots, chips): what was skin-coloured when the zone was
@@ -57,9 +59,8 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 	} else {
 		gocv.BitwiseAnd(z.skinBG, z.skin, &z.skinBG)
 	}
-	gocv.Dilate(z.skinBG, &z.hsv, d.paperGrow)
-	gocv.BitwiseNot(z.hsv, &z.hsv)
-	gocv.BitwiseAnd(z.skin, z.hsv, &z.skin)
+	gocv.Dilate(z.skinBG, &z.grown, d.paperGrow)
+	gocv.Subtract(z.skin, z.grown, &z.skin)
 
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
@@ -107,12 +108,9 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 	z.busy = float64(skinPx) > 1500*r*r // a palm is some 7,000 mm²
 
 	// Cut a crop at each corner from the full frame.
-	for len(d.crops) < len(corners) {
-		d.crops = append(d.crops, gocv.NewMat())
+	for len(z.crops) < len(corners) {
+		z.crops = append(z.crops, gocv.NewMat())
 	}
-	var reads []read
-	var batch []gocv.Mat
-	var pending []int // indices in reads of the crops in batch
 	used := make([]bool, len(z.cache))
 	for _, c := range corners {
 		tc := corner{
@@ -123,28 +121,28 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 		if f.Validate() != nil {
 			continue
 		}
-		crop := d.crops[len(batch)]
-		if err := d.cropper.Cut(frame, f, &crop); err != nil {
+		crop := z.crops[len(z.batch)]
+		if err := z.cropper.Cut(frame, f, &crop); err != nil {
 			continue
 		}
-		d.crops[len(batch)] = crop
+		z.crops[len(z.batch)] = crop
 		rd := read{at: tc, capped: z.busy && d.skinNear(z, c)}
 		// Most corners in a changed zone are of cards that were there
 		// before: a crop that looks as it did keeps its reading.
-		if k, ok := d.cached(z, tc, crop, used); ok {
+		if k, ok := z.cached(tc, crop, used); ok {
 			rd.res = z.cache[k].res
 			used[k] = true
-			reads = append(reads, rd)
+			z.reads = append(z.reads, rd)
 			continue
 		}
-		if len(batch) == classify.MaxBatch {
+		if len(z.batch) == classify.MaxBatch {
 			continue
 		}
-		batch = append(batch, crop)
-		pending = append(pending, len(reads))
-		reads = append(reads, rd)
+		z.batch = append(z.batch, crop)
+		z.pending = append(z.pending, len(z.reads))
+		z.reads = append(z.reads, rd)
 	}
-	// Keep the readings still in use, and add the new ones.
+	// Keep the readings still in use; finishZone adds the new ones.
 	kept := z.cache[:0]
 	for k, c := range z.cache {
 		if used[k] {
@@ -154,19 +152,16 @@ func (d *Detector) detectZone(frame gocv.Mat, z *zone) error {
 		}
 	}
 	z.cache = kept
-	if len(batch) > 0 {
-		res, err := d.reader.Classify(batch)
-		if err != nil {
-			return err
-		}
-		d.Classified += len(batch)
-		for i := range res {
-			reads[pending[i]].res = res[i]
-			z.cache = append(z.cache, cachedRead{at: reads[pending[i]].at, crop: batch[i].Clone(), res: res[i]})
-		}
+}
+
+// finishZone takes the model's verdicts on the zone's batch and turns its
+// readings into observations.
+func (d *Detector) finishZone(z *zone, res []classify.Result) {
+	for i := range res {
+		z.reads[z.pending[i]].res = res[i]
+		z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
 	}
-	z.obs = d.observe(reads, func(p point2) bool { return d.onPaper(z, p) })
-	return nil
+	z.obs = d.observe(z.reads, func(p point2) bool { return d.onPaper(z, p) })
 }
 
 // cachedRead is a corner read earlier, with the crop it was read from.
@@ -178,13 +173,13 @@ type cachedRead struct {
 
 // cached finds an earlier reading of the same corner whose crop looks the
 // same, within the noise of the camera and the encoder.
-func (d *Detector) cached(z *zone, c corner, crop gocv.Mat, used []bool) (int, bool) {
+func (z *zone) cached(c corner, crop gocv.Mat, used []bool) (int, bool) {
 	for k, e := range z.cache {
 		if used[k] || e.at.P.sub(c.P).len() > 1 || dot(e.at.U, c.U) < 0.999 || dot(e.at.V, c.V) < 0.999 {
 			continue
 		}
-		gocv.AbsDiff(crop, e.crop, &d.cropDiff)
-		if mean := d.cropDiff.Mean(); (mean.Val1+mean.Val2+mean.Val3)/3 < 4 {
+		gocv.AbsDiff(crop, e.crop, &z.cropDiff)
+		if mean := z.cropDiff.Mean(); (mean.Val1+mean.Val2+mean.Val3)/3 < 4 {
 			return k, true
 		}
 	}
