@@ -156,7 +156,6 @@ func (l *live) run(ctx context.Context) error {
 		}
 		defer b.Close()
 		brokerURL = b.URL()
-		l.log.Info("embedded MQTT broker", "url", brokerURL)
 	}
 	pc := publishConfig(cfg, brokerURL, cfg.MQTT.TopicPrefix, cfg.MQTT.ClientID, cfg.MQTT.Outbox)
 	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}

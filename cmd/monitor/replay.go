@@ -49,7 +49,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	if cfg.Table.Calibration == "" {
 		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
 	}
-	r := &replay{m: m, cfg: cfg, quiet: *quiet, log: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	r := &replay{m: m, cfg: cfg, quiet: *quiet, log: cfg.Logger(m.Stderr)}
 	if *events != "" {
 		if err := r.readEvents(*events); err != nil {
 			return err
