@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -66,9 +65,7 @@ func (m *Main) runLive(ctx context.Context, args []string) error {
 			return err
 		}
 		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		l.jsonl = bw
+		l.jsonl = f // unbuffered: a record written is on disk if the box dies
 	}
 	return l.run(ctx)
 }
@@ -100,6 +97,12 @@ func (b *inbox) put(e controller.Event) {
 	b.mu.Lock()
 	b.events = append(b.events, e)
 	b.mu.Unlock()
+}
+
+func (b *inbox) empty() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.events) == 0
 }
 
 func (b *inbox) take() []controller.Event {
@@ -222,77 +225,61 @@ func b2f(b bool) float64 {
 // event is applied before the first frame at or after its time: t is in
 // seconds from the first frame; ts is wall-clock time (a controller clock
 // running ahead is trusted for 2 s at most); an event with neither is
-// applied as it arrives.
+// applied as it arrives. While the camera is away, events are applied as
+// the wall clock reaches them, so a round that ends then is still judged,
+// with what was seen.
 func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 	mat := gocv.NewMat()
 	defer mat.Close()
-	var (
-		pl       *pipeline.Pipeline
-		start    time.Time // wall time of the first frame
-		fps      float64
-		offset   float64 // video time lost to camera outages
-		pending  []timedEvent
-		lastWarn time.Time
-		stats    = newLiveStats()
-	)
+	s := &session{l: l, src: src}
 	defer func() {
-		if pl != nil {
-			pl.Close()
+		if s.pl != nil {
+			s.pl.Close()
 		}
 	}()
+	stats := newLiveStats()
 	statsDone := make(chan struct{})
 	go func() {
 		defer close(statsDone)
 		l.statsLoop(ctx, stats, src)
 	}()
 	defer func() { <-statsDone }()
+	var lastWarn time.Time
 	for {
-		info, err := src.Next(ctx, &mat)
-		if err != nil {
-			if ctx.Err() != nil {
-				break
+		nctx, cancel := context.WithTimeout(ctx, idleTick)
+		info, err := src.Next(nctx, &mat)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return s.finish(context.WithoutCancel(ctx))
+		case errors.Is(err, context.DeadlineExceeded):
+			if s.pl != nil {
+				s.events(ctx, s.index, s.t+time.Since(s.lastFrame).Seconds())
 			}
+			continue
+		case err != nil:
 			return err
 		}
-		if pl == nil {
-			// The first frame sets the clock and the frame rate.
-			start = info.Time
-			if fps = l.cfg.Live.FPS; fps == 0 {
-				fps = src.Stats().FPS
-			}
-			if !(fps >= 1 && fps <= 240) {
-				l.log.Warn("the source does not say its frame rate; taking 25 (set live.fps)", "reported", fps)
-				fps = 25
-			}
-			pc, err := pipelineConfig(l.cfg, l.table, fps)
-			if err != nil {
-				return err
-			}
-			if pl, err = pipeline.New(pc); err != nil {
+		if s.pl == nil {
+			if err := s.open(info.Time); err != nil {
 				return err
 			}
 		}
 		index := int(info.Seq - 1)
 		if info.Reconnected {
 			l.log.Info("the camera is back: calibrating again")
-			pl.Recalibrate()
+			s.pl.Recalibrate()
 			if l.cfg.Live.Realtime {
-				if gap := info.Time.Sub(start).Seconds() - (float64(index)/fps + offset); gap > 0 {
-					offset += gap
+				if gap := info.Time.Sub(s.start).Seconds() - (float64(index)/s.fps + s.offset); gap > 0 {
+					s.offset += gap
 				}
 			}
 		}
-		t := float64(index)/fps + offset
+		t := float64(index)/s.fps + s.offset
+		s.index, s.t, s.lastFrame = index, t, info.Time
 		l.met.dropped.Add(float64(info.Dropped))
-		for _, e := range l.inbox.take() {
-			pending = append(pending, timedEvent{e, t})
-		}
-		var due []controller.Event
-		due, pending = dueEvents(pending, start, t+0.5/fps)
-		for _, e := range due {
-			l.emit(ctx, pl, pl.Event(e, index), index, t, fps)
-		}
-		_, res, err := pl.Frame(mat, index, t)
+		s.events(ctx, index, t)
+		_, res, err := s.pl.Frame(mat, index, t)
 		if err != nil {
 			reason := "error"
 			if errors.Is(err, pipeline.ErrCalibration) {
@@ -305,7 +292,7 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 			}
 			continue
 		}
-		tm := pl.Timings()
+		tm := s.pl.Timings()
 		l.met.stage.WithLabelValues("vision").Observe(tm.Vision.Seconds())
 		l.met.stage.WithLabelValues("tracker").Observe(tm.Tracker.Seconds())
 		l.met.stage.WithLabelValues("reconcile").Observe(tm.Reconcile.Seconds())
@@ -314,26 +301,80 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 				l.met.evidenceErr.Inc()
 			}
 		}
-		l.emit(ctx, pl, res, index, t, fps)
+		l.emit(ctx, s.pl, res, index, t, s.fps)
 		l.met.frames.Inc()
 		latency := time.Since(info.Time)
 		l.met.latency.Observe(latency.Seconds())
 		stats.frame(latency, info.Dropped, tm)
 	}
-	if pl != nil {
-		// Events still waiting, then the round in play, are judged with
-		// what was seen, so that no entry goes unjudged; the round's doubt
-		// says the monitor stopped.
-		ctx := context.WithoutCancel(ctx)
-		for _, e := range l.inbox.take() {
-			pending = append(pending, timedEvent{e, math.Inf(1)})
-		}
-		due, _ := dueEvents(pending, start, math.Inf(1))
-		for _, e := range due {
-			l.emit(ctx, pl, pl.Event(e, 0), 0, 0, fps)
-		}
-		l.emit(ctx, pl, pl.Flush(), 0, 0, fps)
+}
+
+// idleTick is how long the loop waits for a frame before it applies the
+// controller's events by the wall clock.
+const idleTick = 500 * time.Millisecond
+
+// session is the frame loop's state: the pipeline, opened at the first
+// frame, and the clock.
+type session struct {
+	l         *live
+	src       *capture.Capture
+	pl        *pipeline.Pipeline
+	start     time.Time // wall time of the first frame
+	fps       float64
+	offset    float64 // video time lost to camera outages
+	index     int     // the last frame's number and video time
+	t         float64
+	lastFrame time.Time
+	pending   []timedEvent
+}
+
+// open opens the pipeline; the first frame, read at start, sets the clock
+// and the frame rate.
+func (s *session) open(start time.Time) error {
+	s.start, s.lastFrame = start, start
+	if s.fps = s.l.cfg.Live.FPS; s.fps == 0 {
+		s.fps = s.src.Stats().FPS
 	}
+	if !(s.fps >= 1 && s.fps <= 240) {
+		s.l.log.Warn("the source does not say its frame rate; taking 25 (set live.fps)", "reported", s.fps)
+		s.fps = 25
+	}
+	pc, err := pipelineConfig(s.l.cfg, s.l.table, s.fps)
+	if err != nil {
+		return err
+	}
+	s.pl, err = pipeline.New(pc)
+	return err
+}
+
+// events applies the controller's events due by video time t, at frame
+// index.
+func (s *session) events(ctx context.Context, index int, t float64) {
+	for _, e := range s.l.inbox.take() {
+		s.pending = append(s.pending, timedEvent{e, t})
+	}
+	var due []controller.Event
+	due, s.pending = dueEvents(s.pending, s.start, t+0.5/s.fps)
+	for _, e := range due {
+		s.l.emit(ctx, s.pl, s.pl.Event(e, index), index, t, s.fps)
+	}
+}
+
+// finish applies every event still waiting, then judges the round in play
+// with what was seen, so that no entry goes unjudged (the round's doubt
+// says the monitor stopped). A monitor that never saw a frame opens the
+// pipeline for this.
+func (s *session) finish(ctx context.Context) error {
+	if s.pl == nil {
+		if len(s.pending) == 0 && s.l.inbox.empty() {
+			return nil
+		}
+		if err := s.open(time.Now()); err != nil {
+			return err
+		}
+	}
+	s.events(ctx, s.index, math.Inf(1))
+	s.l.emit(ctx, s.pl, s.pl.Flush(), s.index, s.t, s.fps)
 	return nil
 }
 

@@ -522,7 +522,18 @@ func TestLiveCameraComesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitMetric(t, metricsURL, time.Minute, "the camera to drop", func(m map[string]float64) bool { return m["bjmonitor_capture_connected"] == 0 })
-	time.Sleep(2 * time.Second)
+	// A round played while the camera is away is still judged at its
+	// game_end, with what was seen: nothing.
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/freebet-1080p/alert", true)
+	mqtttest.Publish(t, b.URL(), "bjmonitor/freebet-1080p/controller",
+		`{"type":"game_start","round":"dark"}`, `{"type":"wager","round":"dark","seat":3,"bet":"21+3","amount":5}`,
+		`{"type":"payout","round":"dark","seat":3,"bet":"21+3","amount":45}`, `{"type":"game_end","round":"dark"}`)
+	sent := time.Now()
+	a := watch.Next(t, 10*time.Second)
+	if !strings.Contains(a.Payload, `"round":"dark"`) || !strings.Contains(a.Payload, `"severity":"review"`) {
+		t.Errorf("alert for the round played in the dark: %s", a.Payload)
+	}
+	dark := time.Since(sent)
 	if err := os.Rename(short, camera); err != nil {
 		t.Fatal(err)
 	}
@@ -541,8 +552,8 @@ func TestLiveCameraComesBack(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("live: %v", err)
 	}
-	t.Logf("tried: no camera at start, camera for 2 s, gone, back; survived: %v frames before, %v after, %v reconnects",
-		first, m["bjmonitor_frames_total"], m["bjmonitor_capture_reconnects_total"])
+	t.Logf("tried: no camera at start, camera for 2 s, gone (a round played meanwhile), back; survived: %v frames before, %v after, %v reconnects, the dark round's alert %v after its game_end",
+		first, m["bjmonitor_frames_total"], m["bjmonitor_capture_reconnects_total"], dark.Round(time.Millisecond))
 }
 
 // TestLiveBadConfig: a bad value stops the monitor before it starts, with
