@@ -1,5 +1,5 @@
-// Package video reads frames from a camera, an RTSP stream or a file, and
-// writes H.264 files.
+// Package video writes H.264 files (reading a camera, a stream or a file is
+// package capture's).
 //
 // Writer pipes raw frames to the ffmpeg command (libx264), which encodes on
 // every core in a process of its own; OpenCV's own writer encodes on the
