@@ -68,6 +68,7 @@ func BenchmarkDetect(b *testing.B) {
 			// all threads, tells more than the wall clock then.
 			b.ReportMetric(cpu.Seconds()*1000/float64(b.N), "cpu-ms/frame")
 			b.ReportMetric(float64(det.ZonesDetected)/float64(det.FramesSeen), "zones/frame")
+			b.ReportMetric(float64(det.Classified)/float64(det.FramesSeen), "crops/frame")
 		})
 	}
 }

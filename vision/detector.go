@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -305,19 +306,10 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	// The zones are read on the workers as far as cutting the crops; the
 	// model, one per Detector, reads all their crops at once.
 	d.each(toRead, func(z *zone) { d.prepareZone(frame, z) })
-	var batch []gocv.Mat
-	for _, z := range toRead {
-		batch = append(batch, z.batch...)
+	res, err := d.classify(toRead)
+	if err != nil {
+		return Frame{}, err
 	}
-	var res []classify.Result
-	for len(res) < len(batch) {
-		part, err := d.reader.Classify(batch[len(res):min(len(batch), len(res)+classify.MaxBatch)])
-		if err != nil {
-			return Frame{}, err
-		}
-		res = append(res, part...)
-	}
-	d.Classified += len(batch)
 	for _, z := range toRead {
 		before := z.obs
 		d.finishZone(z, res[:len(z.batch)])
@@ -335,6 +327,40 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	out.Cards = d.merge()
 	markSideways(out.Cards)
 	return out, nil
+}
+
+// classify runs the model on the zones' batches and returns the results
+// in order. Zones overlap: a corner near a zone's edge is often found by
+// two in the same frame, and is read once.
+func (d *Detector) classify(zs []*zone) ([]classify.Result, error) {
+	var uniq []corner
+	var batch []gocv.Mat
+	var of []int // the entry in batch of each zone's crop
+	for _, z := range zs {
+		for i, crop := range z.batch {
+			at := z.reads[z.pending[i]].at
+			k := slices.IndexFunc(uniq, func(u corner) bool { return sameCorner(u, at) })
+			if k < 0 {
+				k = len(uniq)
+				uniq, batch = append(uniq, at), append(batch, crop)
+			}
+			of = append(of, k)
+		}
+	}
+	var read []classify.Result
+	for len(read) < len(batch) {
+		part, err := d.reader.Classify(batch[len(read):min(len(batch), len(read)+classify.MaxBatch)])
+		if err != nil {
+			return nil, err
+		}
+		read = append(read, part...)
+	}
+	d.Classified += len(batch)
+	res := make([]classify.Result, len(of))
+	for i, k := range of {
+		res[i] = read[k]
+	}
+	return res, nil
 }
 
 // each runs f on every zone, on up to Options.Workers goroutines, and

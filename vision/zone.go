@@ -175,7 +175,7 @@ type cachedRead struct {
 // same, within the noise of the camera and the encoder.
 func (z *zone) cached(c corner, crop gocv.Mat, used []bool) (int, bool) {
 	for k, e := range z.cache {
-		if used[k] || e.at.P.sub(c.P).len() > 1 || dot(e.at.U, c.U) < 0.999 || dot(e.at.V, c.V) < 0.999 {
+		if used[k] || !sameCorner(e.at, c) {
 			continue
 		}
 		gocv.AbsDiff(crop, e.crop, &z.cropDiff)
@@ -184,6 +184,12 @@ func (z *zone) cached(c corner, crop gocv.Mat, used []bool) (int, bool) {
 		}
 	}
 	return -1, false
+}
+
+// sameCorner reports whether two corners on the table are one, within a
+// millimetre and a few degrees.
+func sameCorner(a, b corner) bool {
+	return a.P.sub(b.P).len() <= 1 && dot(a.U, b.U) >= 0.999 && dot(a.V, b.V) >= 0.999
 }
 
 // singleCard returns the four corners of a blob that is one card: the
