@@ -2,21 +2,49 @@ package vision
 
 import "image"
 
+// stillness follows the whole eighth-size grey picture: how many frames
+// each pixel has held still (within the change level), up to 255.
+type stillness struct {
+	prev, still []uint8
+}
+
+// update takes the next frame's picture. The first frame is taken as
+// still: there is nothing to go by.
+func (s *stillness) update(img []uint8, level uint8) {
+	if len(s.prev) != len(img) {
+		s.prev = append(s.prev[:0], img...)
+		s.still = make([]uint8, len(img))
+		for i := range s.still {
+			s.still[i] = 255
+		}
+		return
+	}
+	prev, still := s.prev[:len(img)], s.still[:len(img)]
+	for i, c := range img {
+		switch {
+		case absDiff(c, prev[i]) >= level:
+			still[i] = 0
+		case still[i] < 255:
+			still[i]++
+		}
+	}
+	copy(prev, img)
+}
+
 // watch follows one zone's footprint in the eighth-size grey picture,
 // pixel by pixel, and tells when the zone is worth reading again: when
 // something in it changed and has come to rest. The dealer's hand and arm
 // move; a card, once dealt, lies still.
 //
-// A pixel is moving while it differs from the previous frame, and until
-// it has held still for SettleFrames frames. Moving pixels, and every
-// changed pixel joined to them (the still inside of an arm), make the
-// busy area: something there is on its way. A changed pixel outside the
-// busy area is fresh: a card came, went or turned over, and lies still.
+// A pixel is moving until it has held still for SettleFrames frames.
+// Moving pixels, and every changed pixel joined to them (the still inside
+// of an arm), make the busy area: something there is on its way. A
+// changed pixel outside the busy area is fresh: a card came, went or
+// turned over, and lies still.
 type watch struct {
 	rect  image.Rectangle // the footprint in the eighth-size picture
-	prev  []uint8         // the footprint in the previous frame
+	cur   []uint8         // the footprint in this frame
 	ref   []uint8         // the footprint when last read, where it was not busy
-	still []uint8         // frames each pixel has held still, up to 255
 	busy  []bool
 	queue []int
 	// fresh: a changed pixel outside the busy area; moving: any busy
@@ -27,54 +55,55 @@ type watch struct {
 
 func newWatch(r image.Rectangle) *watch {
 	n := r.Dx() * r.Dy()
-	return &watch{rect: r, prev: make([]uint8, n), ref: make([]uint8, n), still: make([]uint8, n), busy: make([]bool, n)}
+	return &watch{rect: r, cur: make([]uint8, n), ref: make([]uint8, n), busy: make([]bool, n)}
 }
 
 // update takes the next frame: img is the whole eighth-size grey picture,
-// stride bytes a row. first says no frame came before.
-func (w *watch) update(img []uint8, stride int, level uint8, settle int, first bool) {
+// stride bytes a row, and still its stillness.
+func (w *watch) update(img, still []uint8, stride int, level uint8, settle int) {
 	cols, rows := w.rect.Dx(), w.rect.Dy()
-	w.queue = w.queue[:0]
 	changed := false
+	w.moving = false
 	for y := 0; y < rows; y++ {
-		row := img[(w.rect.Min.Y+y)*stride+w.rect.Min.X:][:cols]
+		at := (w.rect.Min.Y+y)*stride + w.rect.Min.X
 		k := y * cols
-		prev, ref, still, busy := w.prev[k:k+cols], w.ref[k:k+cols], w.still[k:k+cols], w.busy[k:k+cols]
-		for x, c := range row {
-			switch {
-			case first:
-				still[x] = 255 // nothing to go by: take it as still
-			case absDiff(c, prev[x]) >= level:
-				still[x] = 0
-			case still[x] < 255:
-				still[x]++
+		cur, ref, busy := w.cur[k:k+cols], w.ref[k:k+cols], w.busy[k:k+cols]
+		copy(cur, img[at:at+cols])
+		for x, st := range still[at : at+cols] {
+			busy[x] = int(st) < settle
+			w.moving = w.moving || busy[x]
+		}
+		if !changed {
+			for x, c := range cur {
+				if absDiff(c, ref[x]) >= level {
+					changed = true
+					break
+				}
 			}
-			prev[x] = c
-			busy[x] = int(still[x]) < settle
-			if busy[x] {
-				w.queue = append(w.queue, k+x)
-			}
-			changed = changed || absDiff(c, ref[x]) >= level
 		}
 	}
-	w.moving = len(w.queue) > 0
 	w.fresh = false
-	if changed {
-		w.waiting++
-	} else {
+	if !changed {
 		w.waiting = 0
 		return
 	}
+	w.waiting++
 	// Spread the busy area over the changed pixels joined to it. A hand's
 	// grey is close to the felt's here and there, so its changed pixels
 	// come in pieces: a changed pixel a few pixels from the busy area
 	// joins it too.
+	w.queue = w.queue[:0]
+	for i, b := range w.busy {
+		if b {
+			w.queue = append(w.queue, i)
+		}
+	}
 	const reach = 3
 	for {
 		w.spread(level)
 		joined := false
 		for i, b := range w.busy {
-			if b || absDiff(w.prev[i], w.ref[i]) < level {
+			if b || absDiff(w.cur[i], w.ref[i]) < level {
 				continue
 			}
 			if !w.nearBusy(i, reach) {
@@ -104,7 +133,7 @@ func (w *watch) spread(level uint8) {
 			if (j == i-1 && x == 0) || (j == i+1 && x == cols-1) || (j < i-1 && y == 0) || (j > i+1 && y == rows-1) {
 				continue
 			}
-			if !w.busy[j] && absDiff(w.prev[j], w.ref[j]) >= level {
+			if !w.busy[j] && absDiff(w.cur[j], w.ref[j]) >= level {
 				w.busy[j] = true
 				w.queue = append(w.queue, j)
 			}
@@ -132,7 +161,7 @@ func (w *watch) nearBusy(i, reach int) bool {
 func (w *watch) read(all bool) {
 	for i, b := range w.busy {
 		if all || !b {
-			w.ref[i] = w.prev[i]
+			w.ref[i] = w.cur[i]
 		}
 	}
 	w.waiting = 0

@@ -60,8 +60,10 @@ func TestWatch(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWatch(image.Rect(0, 0, cols, rows))
+			var st stillness
 			for i, s := range c.steps {
-				w.update(s.img, cols, 8, 2, i == 0)
+				st.update(s.img, 8)
+				w.update(s.img, st.still, cols, 8, 2)
 				if i == 0 {
 					w.read(true) // the first frame is always read
 					continue

@@ -74,6 +74,7 @@ type Detector struct {
 	quarter gocv.Mat
 	small   gocv.Mat
 	smallG  gocv.Mat
+	still   stillness // of the eighth-size picture
 	kernel  gocv.Mat
 	closed  bool
 	// paperGrow widens the paper mask by some 3 mm; bridge closes gaps of
@@ -126,8 +127,8 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 	if !(opts.ChangeLevel >= 1 && opts.ChangeLevel <= 255) {
 		return nil, fmt.Errorf("vision: ChangeLevel %v: want 1 to 255", opts.ChangeLevel)
 	}
-	if opts.SettleFrames < 0 || opts.MaxWaitFrames < 1 {
-		return nil, fmt.Errorf("vision: SettleFrames %d, MaxWaitFrames %d: want at least 0 and 1", opts.SettleFrames, opts.MaxWaitFrames)
+	if opts.SettleFrames < 0 || opts.SettleFrames > 255 || opts.MaxWaitFrames < 1 {
+		return nil, fmt.Errorf("vision: SettleFrames %d, MaxWaitFrames %d: want 0 to 255 and at least 1", opts.SettleFrames, opts.MaxWaitFrames)
 	}
 	t := cal.Table
 	d := &Detector{
@@ -266,6 +267,7 @@ func (d *Detector) Forget() {
 	for _, z := range d.zones {
 		z.read = false
 	}
+	d.still = stillness{}
 }
 
 // Detect reads one frame (8-bit BGR, the camera's size). Zones that have
@@ -294,11 +296,12 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		return Frame{}, err
 	}
 	level := uint8(math.Ceil(d.opts.ChangeLevel))
+	d.still.update(img, level)
 	out := Frame{Index: index, Time: t}
 	var toRead []*zone
 	for _, z := range d.zones {
 		w := z.watch
-		w.update(img, d.smallG.Cols(), level, d.opts.SettleFrames, !z.read)
+		w.update(img, d.still.still, d.smallG.Cols(), level, d.opts.SettleFrames)
 		if !z.read || w.fresh || w.waiting >= d.opts.MaxWaitFrames {
 			toRead = append(toRead, z)
 		}
