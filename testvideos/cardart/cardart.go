@@ -131,6 +131,9 @@ type Art struct {
 	decks  map[string]*deckCache
 	back   gocv.Mat
 	closed bool
+	// acceptance marks an Art made by NewAcceptance: it serves the KDE
+	// acceptance decks and nothing else.
+	acceptance bool
 }
 
 // deckCache guards the rendering of one deck so that two goroutines asking
@@ -186,7 +189,11 @@ func (a *Art) Face(deck string, c cards.Card) (gocv.Mat, error) {
 	if err != nil {
 		return gocv.Mat{}, err
 	}
-	dc.once.Do(func() { dc.dir, dc.err = a.ensureRendered(deck) })
+	render := a.ensureRendered
+	if a.acceptance {
+		render = a.ensureAcceptanceRendered
+	}
+	dc.once.Do(func() { dc.dir, dc.err = render(deck) })
 	if dc.err != nil {
 		return gocv.Mat{}, dc.err
 	}
@@ -222,6 +229,14 @@ func (a *Art) deck(name string) (*deckCache, error) {
 		return nil, ErrClosed
 	}
 	if dc, ok := a.decks[name]; ok {
+		return dc, nil
+	}
+	if a.acceptance {
+		if _, err := acceptanceDeck(name); err != nil {
+			return nil, err
+		}
+		dc := &deckCache{faces: map[cards.Card]gocv.Mat{}}
+		a.decks[name] = dc
 		return dc, nil
 	}
 	if why, ok := excluded[name]; ok {

@@ -6,9 +6,11 @@
 // Only decks with English indices (A, K, Q, J) and the four French suits
 // in the usual two colours are offered; Decks lists them and Excluded says
 // why the others are left out (see also README.md). Other card designs,
-// such as the KDE decks, are kept out of this package on purpose: they are
+// such as the KDE decks, are kept out of New and Decks on purpose: they are
 // reserved for acceptance tests, so that the monitor is measured on card
-// designs it was never tuned on.
+// designs it was never tuned on. NewAcceptance and AcceptanceDecks serve
+// the KDE decks of kdegames-card-data-kf5, named "kde:<name>", for
+// scripts/acceptance only; training must never call them.
 //
 // Faces are rendered lazily, a whole deck at a time, with rsvg-convert
 // (package librsvg2-bin), and cached as PNG files under

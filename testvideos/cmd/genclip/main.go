@@ -1,5 +1,6 @@
 // Command genclip renders a synthetic overhead clip of a blackjack table
-// from the GNOME card decks, with its controller log, table file, monitor
+// from the GNOME card decks (or, with --deck kde:<name>, from a KDE
+// acceptance deck), with its controller log, table file, monitor
 // configuration and ground truth (see package clip).
 //
 //	go run ./testvideos/cmd/genclip --out testvideos --name freebet-1080p --rounds 3 --seed 1
@@ -54,13 +55,24 @@ func run(args []string) error {
 	fs.Float64Var(&cam.HeightMM, "camera-height", cam.HeightMM, "camera height above the felt, mm")
 	fs.Float64Var(&cam.YawDeg, "yaw", cam.YawDeg, "camera turn about its axis, degrees")
 	fs.IntVar(&view.Layout.Seats, "seats", view.Layout.Seats, "seats at the table (1-9)")
-	fs.StringVar(&view.Deck, "deck", view.Deck, "card design (a gnome-cards-data deck)")
+	fs.StringVar(&view.Deck, "deck", view.Deck, "card design: a gnome-cards-data deck, or kde:<name> for a KDE acceptance deck (acceptance tests only; see testvideos/cardart/README.md)")
 	fs.Float64Var(&view.NoiseSigma, "noise", view.NoiseSigma, "sensor noise, grey levels")
 	fs.Float64Var(&view.LightUnevenness, "uneven-light", view.LightUnevenness, "unevenness of the light, 0-1")
 	felt := fs.String("felt", "green", "green or blue")
 	crf := fs.Int("crf", video.DefaultCRF, "H.264 quality: lower is better and larger")
+	listAcc := fs.Bool("list-acceptance-decks", false, "print the KDE acceptance decks installed, one a line, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *listAcc {
+		decks, err := cardart.AcceptanceDecks("")
+		if err != nil {
+			return err
+		}
+		for _, d := range decks {
+			fmt.Println(d.Name)
+		}
+		return nil
 	}
 	sc.Rules.Variant = game.Variant(*variant)
 	switch *res {
@@ -91,7 +103,13 @@ func run(args []string) error {
 		}
 		sc.Stack = cs
 	}
-	art, err := cardart.New(cardart.Options{})
+	newArt := cardart.New
+	if strings.HasPrefix(view.Deck, cardart.AcceptancePrefix) {
+		// The KDE decks are kept for acceptance tests, through their own
+		// constructor, which training never calls.
+		newArt = cardart.NewAcceptance
+	}
+	art, err := newArt(cardart.Options{})
 	if err != nil {
 		return err
 	}
