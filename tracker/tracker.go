@@ -148,7 +148,7 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	t.match(f)
 	var out []Round
 	for _, tr := range t.tracks {
-		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
+		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) && !t.acrossDealerRow(tr) {
 			if t.nearCounted(tr) {
 				// A second sighting of a card already counted, read
 				// another way: it is the same card.
@@ -316,6 +316,22 @@ func (t *Tracker) readable(tr *track) bool {
 		return conf >= weakFloor && best >= 0.8*total
 	}
 	return false
+}
+
+// acrossDealerRow reports whether a doubtful face-up reading lies across
+// the dealer's row. The dealer never doubles: his cards lie side by side,
+// all one way, and a card turned a quarter from them is the model seeing
+// an index at a corner of the row's outline where there is none (a
+// frame whose short side runs along a card's long edge).
+func (t *Tracker) acrossDealerRow(tr *track) bool {
+	if !tr.sideways || tr.downs > tr.reads+tr.weakReads {
+		return false
+	}
+	if _, dealer := t.table.ZoneAt(tr.pos); !dealer {
+		return false
+	}
+	_, conf := tr.identity()
+	return conf < sureRead
 }
 
 // nearCounted reports whether a counted card already lies where tr is: a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,9 +55,14 @@ type degrade struct {
 	jitterMM         float64
 	miss, misread    float64
 	minConf, misConf float64
+	// extra adds what the model sees that is not there.
+	extra func(vision.Frame) vision.Frame
 }
 
 func (d degrade) apply(f vision.Frame) vision.Frame {
+	if d.extra != nil {
+		f = d.extra(f)
+	}
 	if d.rng == nil {
 		return f
 	}
@@ -209,5 +215,35 @@ func TestSplitsAndDoubles(t *testing.T) {
 		if len(s.Hands) != 3 || !s.Hands[1].Doubled {
 			t.Errorf("seat 4 rebuilt as %+v", s)
 		}
+	}
+}
+
+// TestNoCardAcrossTheDealerRow feeds a doubtful reading lying a quarter
+// turn from the dealer's cards, at the row's corner, frame after frame,
+// as the model gives when it sees an index in a corner of the row's
+// outline: it must not become a card, while the row's own cards count.
+func TestNoCardAcrossTheDealerRow(t *testing.T) {
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 3
+	phantom := func(f vision.Frame) vision.Frame {
+		var row []vision.Observation
+		for _, o := range f.Cards {
+			if o.Center.Y < 250 { // the dealer's row, in the default layout
+				row = append(row, o)
+			}
+		}
+		if len(row) < 2 {
+			return f
+		}
+		o := row[0]
+		o.Card, o.Confidence, o.FaceDown = cards.MustParse("QC"), 0.45, false
+		o.Center.X, o.Center.Y = o.Center.X+13, o.Center.Y+12
+		o.Angle, o.Sideways = o.Angle+90, true
+		f.Cards = append(slices.Clone(f.Cards), o)
+		return f
+	}
+	r := replay(t, cfg, true, degrade{extra: phantom})
+	for _, m := range r.mistake {
+		t.Error(m)
 	}
 }
