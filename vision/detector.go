@@ -37,11 +37,11 @@ type Options struct {
 	// CoveredConfidence caps the confidence of a reading when the dealer's
 	// hand is close to it: a partly covered card is never read confidently.
 	CoveredConfidence float64
-	// SettleFrames: a changed zone is read again once its picture has
-	// held still this many frames; while the dealer's hand moves through
-	// it, it keeps its last observations and is reported busy. The
-	// tracker counts a card only once it has lain still anyway, and a
-	// moving hand is not worth reading.
+	// SettleFrames: a zone is read again once what changed in it has
+	// held still this many frames (a card dealt, swept or turned over).
+	// What moves (the dealer's hand and arm) is not worth reading: cards
+	// under it keep their last observations, and the frame is busy. The
+	// tracker counts a card only once it has lain still anyway.
 	SettleFrames int
 	// MaxWaitFrames: a changed zone that does not settle (a hand that
 	// never stops, flickering light) is read at least this often.
@@ -63,7 +63,7 @@ const (
 )
 
 // Detector finds and reads the cards in frames of one camera. It owns its
-// Mats and its Cropper; the Reader stays the caller's. Call Close when
+// Mats and its zones' Croppers; the Reader stays the caller's. Call Close when
 // done. Not safe for concurrent use: one Detector per goroutine.
 type Detector struct {
 	cal     *calibration.Calibration

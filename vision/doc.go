@@ -3,7 +3,8 @@
 // reading is, where it lies on the table, and whether it is face down or
 // sideways (a double-down card).
 //
-// It spends time only where the picture changed: most table video is still
-// felt. The recognition model (package vision/classify, files in
+// It spends time only where the picture changed, and only once the change
+// has come to rest: most table video is still felt, and a hand moving
+// over the cards is not worth reading. The recognition model (package vision/classify, files in
 // ../models) runs on OpenCV's DNN module on the CPU.
 package vision
