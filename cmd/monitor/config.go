@@ -450,3 +450,13 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 		},
 	}, nil
 }
+
+// checkFiles reports a configured file that is not there, before any work
+// starts.
+func (c Config) checkFiles() error {
+	if _, err := os.Stat(c.Vision.Model); err != nil {
+		wd, _ := os.Getwd()
+		return &ConfigError{"vision.model", c.Vision.Model, fmt.Sprintf("cannot read the card model (a relative path is taken from the folder the monitor runs in, %s): %v", wd, err)}
+	}
+	return nil
+}

@@ -54,6 +54,9 @@ func (m *Main) runLive(ctx context.Context, args []string) error {
 	if cfg.Live.Source == "" {
 		return &ConfigError{"live.source", `""`, `set it to a camera index ("0"), an rtsp:// URL or a video file`}
 	}
+	if err := cfg.checkFiles(); err != nil {
+		return err
+	}
 	table, err := calibration.Load(cfg.Table.Calibration)
 	if err != nil {
 		return err

@@ -49,6 +49,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	if cfg.Table.Calibration == "" {
 		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
 	}
+	if err := cfg.checkFiles(); err != nil {
+		return err
+	}
 	r := &replay{m: m, cfg: cfg, quiet: *quiet, log: cfg.Logger(m.Stderr)}
 	if *events != "" {
 		if err := r.readEvents(*events); err != nil {
@@ -208,6 +211,15 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 				free <- mat
 				return
 			}
+		}
+	}()
+	// However the replay ends, the decoder stops and is waited for before
+	// its Mats are closed and the video with them: closing a VideoCapture
+	// in the middle of a Read aborts FFmpeg.
+	defer func() {
+		stop()
+		for f := range full {
+			free <- f.mat
 		}
 	}()
 

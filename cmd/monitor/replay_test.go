@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"bjmonitor/testvideos/clip"
+	"bjmonitor/video"
 )
 
 // sample returns the path of a bundled clip's file.
@@ -135,5 +139,43 @@ func TestReplayTruncatedVideo(t *testing.T) {
 	}
 	if !strings.Contains(got, `"type":"round","table":"freebet-1080p","round":"1000"`) {
 		t.Errorf("the first round, whole in the cut video, is missing from the results:\n%.500s", got)
+	}
+}
+
+// A replay that fails once decoding has started (here: the first frame
+// cannot be calibrated) returns its error; it does not take FFmpeg down by
+// closing the video under the decoder.
+func TestReplayFailsCleanly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "blank.mp4")
+	w, err := video.Create(path, 25, 320, 240, video.DefaultCRF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blank := gocv.NewMatWithSize(240, 320, gocv.MatTypeCV8UC3)
+	defer blank.Close()
+	for range 50 {
+		if err := w.Write(blank); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		_, _, stderr, err := replaySample(t, "freebet-1080p", sample("freebet-1080p", "events.jsonl"), path)
+		if err == nil || !strings.Contains(err.Error(), "calibrating on the first frame") {
+			t.Fatalf("replay of a video without the table: %v\n%s", err, stderr)
+		}
+	}
+}
+
+// A card model that is not where the configuration says stops the replay
+// before it starts, naming the setting.
+func TestReplayMissingModel(t *testing.T) {
+	t.Setenv("MONITOR_VISION_MODEL", filepath.Join(t.TempDir(), "nothing.onnx"))
+	_, _, err := run(t, "replay", sample("freebet-1080p", "mp4"), "--config", sample("freebet-1080p", "yaml"))
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Field != "vision.model" {
+		t.Errorf("error %v, want a ConfigError naming vision.model", err)
 	}
 }
