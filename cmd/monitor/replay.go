@@ -171,10 +171,12 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	}
 	total := int(vc.Get(gocv.VideoCaptureFrameCount))
 
-	// Decode on a goroutine of its own, into a small pool of frames, so
-	// that decoding and reading cards overlap. A frame sent on full
-	// belongs to the pipeline until it is sent back on free.
-	const pool = 4
+	// Decode on a goroutine of its own, into a pool of frames, so that
+	// decoding and reading cards overlap: most frames cost the pipeline
+	// little, a few (cards dealt) much, and the pool lets the decoder run
+	// ahead through those. A frame sent on full belongs to the pipeline
+	// until it is sent back on free.
+	pool := framePool(int(vc.Get(gocv.VideoCaptureFrameWidth)), int(vc.Get(gocv.VideoCaptureFrameHeight)))
 	free := make(chan gocv.Mat, pool)
 	full := make(chan frame, pool)
 	for range pool {
@@ -315,6 +317,16 @@ func (r *replay) frame(ctx context.Context, f frame, pl **pipeline.Pipeline, ann
 		return (*ann).Frame(f.mat, obs)
 	}
 	return nil
+}
+
+// framePool is how many decoded frames of w×h may wait for the pipeline:
+// some 100 MB of them, from 4 (4K) to 32.
+func framePool(w, h int) int {
+	const budget = 100 << 20
+	if w <= 0 || h <= 0 {
+		return 4
+	}
+	return min(32, max(4, budget/(w*h*3)))
 }
 
 // pipeline opens the stages with the configured rules, pay tables and
