@@ -155,6 +155,9 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 				tr.stale = true
 				continue
 			}
+			if t.acrossDealerRow(tr) {
+				continue
+			}
 			t.confirm(tr, f.Index)
 		}
 		if tr.confirmed && !tr.gone && f.Index-tr.lastSeen > t.cfg.LostFrames {
@@ -327,6 +330,44 @@ func (t *Tracker) nearCounted(tr *track) bool {
 		}
 	}
 	return false
+}
+
+// acrossDealerRow reports whether a card read face up in the dealer's
+// zone lies across the dealer's row: sideways among the cards around it,
+// or turned a quarter from most of the dealer's cards counted so far. The
+// dealer never doubles, so no dealer card lies sideways; such a reading is
+// the model seeing an index, the wrong way round, at a corner that has
+// none (where two cards of the row overlap, the paper under such a card
+// would be there). It is not counted.
+func (t *Tracker) acrossDealerRow(tr *track) bool {
+	if tr.downs > tr.reads+tr.weakReads {
+		return false // a back tells its long edge less surely than a face
+	}
+	if _, dealer := t.table.ZoneAt(tr.pos); !dealer {
+		return false
+	}
+	if tr.sideways {
+		return true
+	}
+	if t.round == nil {
+		return false
+	}
+	across, along := 0, 0
+	for _, d := range t.round.dealer {
+		if quarterTurned(d.angle, tr.angle) {
+			across++
+		} else {
+			along++
+		}
+	}
+	return across > along
+}
+
+// quarterTurned reports whether two cards' long edges, at angles a and b in
+// degrees, are more than 45° apart, either way round.
+func quarterTurned(a, b float64) bool {
+	d := math.Mod(math.Abs(a-b), 180)
+	return math.Min(d, 180-d) > 45
 }
 
 // weakFloor is the least mean confidence of a doubtful but steady
