@@ -148,11 +148,14 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	t.match(f)
 	var out []Round
 	for _, tr := range t.tracks {
-		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) && !t.acrossDealerRow(tr) {
+		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
 			if t.nearCounted(tr) {
 				// A second sighting of a card already counted, read
 				// another way: it is the same card.
 				tr.stale = true
+				continue
+			}
+			if t.acrossDealerRow(tr) {
 				continue
 			}
 			t.confirm(tr, f.Index)
@@ -318,22 +321,6 @@ func (t *Tracker) readable(tr *track) bool {
 	return false
 }
 
-// acrossDealerRow reports whether a doubtful face-up reading lies across
-// the dealer's row. The dealer never doubles: his cards lie side by side,
-// all one way, and a card turned a quarter from them is the model seeing
-// an index at a corner of the row's outline where there is none (a
-// frame whose short side runs along a card's long edge).
-func (t *Tracker) acrossDealerRow(tr *track) bool {
-	if !tr.sideways || tr.downs > tr.reads+tr.weakReads {
-		return false
-	}
-	if _, dealer := t.table.ZoneAt(tr.pos); !dealer {
-		return false
-	}
-	_, conf := tr.identity()
-	return conf < sureRead
-}
-
 // nearCounted reports whether a counted card already lies where tr is: a
 // second, doubtful reading of it is not another card.
 func (t *Tracker) nearCounted(tr *track) bool {
@@ -343,6 +330,44 @@ func (t *Tracker) nearCounted(tr *track) bool {
 		}
 	}
 	return false
+}
+
+// acrossDealerRow reports whether a card read face up in the dealer's
+// zone lies across the dealer's row: sideways among the cards around it,
+// or turned a quarter from most of the dealer's cards counted so far. The
+// dealer never doubles, so no dealer card lies sideways; such a reading is
+// the model seeing an index, the wrong way round, at a corner that has
+// none (where two cards of the row overlap, the paper under such a card
+// would be there). It is not counted.
+func (t *Tracker) acrossDealerRow(tr *track) bool {
+	if tr.downs > tr.reads+tr.weakReads {
+		return false // a back tells its long edge less surely than a face
+	}
+	if _, dealer := t.table.ZoneAt(tr.pos); !dealer {
+		return false
+	}
+	if tr.sideways {
+		return true
+	}
+	if t.round == nil {
+		return false
+	}
+	across, along := 0, 0
+	for _, d := range t.round.dealer {
+		if quarterTurned(d.angle, tr.angle) {
+			across++
+		} else {
+			along++
+		}
+	}
+	return across > along
+}
+
+// quarterTurned reports whether two cards' long edges, at angles a and b in
+// degrees, are more than 45° apart, either way round.
+func quarterTurned(a, b float64) bool {
+	d := math.Mod(math.Abs(a-b), 180)
+	return math.Min(d, 180-d) > 45
 }
 
 // weakFloor is the least mean confidence of a doubtful but steady

@@ -86,6 +86,23 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 	return out
 }
 
+// alongBorder reports whether one of a corner's edges is the border of
+// the zone's picture (w×h pixels, r per mm): a card the border cuts off
+// has no corner there, and a reading there would place it askew. Zones
+// overlap by a card's length (Options.MarginMM), so another sees it whole.
+func alongBorder(c corner, w, h int, r float64) bool {
+	const parallel = 0.995 // within some 6°
+	for _, e := range [2]point2{c.U, c.V} {
+		if math.Abs(e.Y) > parallel && (c.P.X <= r || c.P.X >= float64(w-1)-r) {
+			return true
+		}
+		if math.Abs(e.X) > parallel && (c.P.Y <= r || c.P.Y >= float64(h-1)-r) {
+			return true
+		}
+	}
+	return false
+}
+
 // orientation is +1 for an outline traced with positive area in image
 // coordinates (clockwise on the screen), -1 for the other way.
 func orientation(poly []image.Point) float64 {

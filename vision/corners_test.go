@@ -56,3 +56,24 @@ func TestFindCorners(t *testing.T) {
 		t.Error("corners of a line")
 	}
 }
+
+func TestAlongBorder(t *testing.T) {
+	const w, h, r = 200, 100, 2.0
+	tests := []struct {
+		name string
+		c    corner
+		want bool
+	}{
+		{"a card's own corner", corner{P: point2{50, 40}, U: point2{1, 0}, V: point2{0, 1}}, false},
+		{"cut by the left border", corner{P: point2{0, 40}, U: point2{0.92, -0.39}, V: point2{0, 1}}, true},
+		{"cut by the bottom border", corner{P: point2{120, 99}, U: point2{-1, 0}, V: point2{0.3, -0.95}}, true},
+		{"a turned card touching the border", corner{P: point2{0.5, 40}, U: point2{0.92, -0.39}, V: point2{0.39, 0.92}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := alongBorder(tt.c, w, h, r); got != tt.want {
+				t.Errorf("alongBorder(%+v) = %v, want %v", tt.c, got, tt.want)
+			}
+		})
+	}
+}

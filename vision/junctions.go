@@ -33,8 +33,8 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 	)
 	rows, cols := gx.Rows(), gx.Cols()
 	var out []corner
-	for i := range poly {
-		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%n])
+	for _, st := range straightStretches(poly, straightMM*r) {
+		a, b := st[0], st[1]
 		length := b.sub(a).len()
 		if length < minEdgeMM*r {
 			continue
@@ -93,4 +93,60 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 		}
 	}
 	return out
+}
+
+// straightMM is how far the outline of a row of cards strays from a
+// straight line: a card lying a millimetre higher than the one before, or
+// the notch its rounded corner leaves, breaks the polygon there, and
+// often right where that card's hidden corner is.
+const straightMM = 1.5
+
+// straightStretches returns the straight stretches of a closed outline:
+// runs of consecutive edges whose vertices all lie within tol pixels of the
+// line from the run's first vertex to its last, and that go on along it.
+// An edge that joins no neighbour is a stretch of its own. Stretches may
+// share edges; each is as long as it can be from where it starts.
+func straightStretches(poly []image.Point, tol float64) [][2]point2 {
+	n := len(poly)
+	var out [][2]point2
+	end := -1 // the last vertex, unwrapped, of the stretch found before
+	for i := range n {
+		a := toPoint2(poly[i])
+		k := 1
+		for k+1 < n && straightRun(poly, i, k+1, tol) {
+			k++
+		}
+		if i+k <= end {
+			continue // a part of the stretch found before
+		}
+		end = i + k
+		out = append(out, [2]point2{a, toPoint2(poly[(i+k)%n])})
+	}
+	return out
+}
+
+// straightRun reports whether the k edges from vertex i lie along the line
+// from vertex i to vertex i+k, each going on from where the one before
+// ended.
+func straightRun(poly []image.Point, i, k int, tol float64) bool {
+	n := len(poly)
+	a, b := toPoint2(poly[i]), toPoint2(poly[(i+k)%n])
+	length := b.sub(a).len()
+	if length == 0 {
+		return false
+	}
+	d := b.sub(a).scale(1 / length)
+	along := 0.0
+	for m := 1; m < k; m++ {
+		p := toPoint2(poly[(i+m)%n]).sub(a)
+		if math.Abs(cross(d, p)) > tol {
+			return false
+		}
+		t := dot(d, p)
+		if t < along-tol || t > length {
+			return false
+		}
+		along = math.Max(along, t)
+	}
+	return true
 }

@@ -113,6 +113,9 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	}
 	used := make([]bool, len(z.cache))
 	for _, c := range corners {
+		if alongBorder(c, z.mask.Cols(), z.mask.Rows(), r) {
+			continue
+		}
 		tc := corner{
 			P: point2{z.x0 + c.P.X/r, z.y0 + c.P.Y/r},
 			U: c.U, V: c.V, // rectification only scales: directions hold
