@@ -171,22 +171,7 @@ func (a *Art) ensureAcceptanceRendered(deck string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cardart: deck %q: %w", deck, err)
 	}
-	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("cardart: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, ".render-")
-	if err != nil {
-		return "", fmt.Errorf("cardart: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := a.renderKDEDeck(svgz, tmp); err != nil {
-		return "", fmt.Errorf("cardart: deck %q: %w", deck, err)
-	}
-	if err := os.Rename(tmp, final); err != nil && !complete(final) {
-		return "", fmt.Errorf("cardart: %w", err)
-	}
-	return final, nil
+	return renderInto(final, deck, func(tmp string) error { return a.renderKDEDeck(svgz, tmp) })
 }
 
 // kdeID is the element id of card c in a KDE deck: "1_club", "10_heart",

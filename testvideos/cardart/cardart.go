@@ -308,6 +308,13 @@ func (a *Art) ensureRendered(deck string) (string, error) {
 	if _, err := os.Stat(svg); err != nil {
 		return "", fmt.Errorf("cardart: deck %q: %w", deck, err)
 	}
+	return renderInto(final, deck, func(tmp string) error { return a.renderDeck(svg, tmp) })
+}
+
+// renderInto has render write a deck's faces into a temporary folder beside
+// final, then renames it into place, so another process never sees half a
+// deck. It returns final.
+func renderInto(final, deck string, render func(tmp string) error) (string, error) {
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("cardart: %w", err)
@@ -317,7 +324,7 @@ func (a *Art) ensureRendered(deck string) (string, error) {
 		return "", fmt.Errorf("cardart: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := a.renderDeck(svg, tmp); err != nil {
+	if err := render(tmp); err != nil {
 		return "", fmt.Errorf("cardart: deck %q: %w", deck, err)
 	}
 	if err := os.Rename(tmp, final); err != nil && !complete(final) {
