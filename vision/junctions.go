@@ -32,6 +32,13 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
 	)
 	rows, cols := gx.Rows(), gx.Cols()
+	// The gradients are read in place: a cgo call per pixel cost more than
+	// the whole search.
+	gxs, errX := gx.DataPtrFloat32()
+	gys, errY := gy.DataPtrFloat32()
+	if errX != nil || errY != nil || len(gxs) != rows*cols || len(gys) != rows*cols {
+		return nil
+	}
 	var out []corner
 	for _, st := range straightStretches(poly, straightMM*r) {
 		a, b := st[0], st[1]
@@ -54,7 +61,8 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 				if x < 0 || y < 0 || x >= cols || y >= rows {
 					continue
 				}
-				g := math.Abs(float64(gx.GetFloatAt(y, x))*d.X + float64(gy.GetFloatAt(y, x))*d.Y)
+				i := y*cols + x
+				g := math.Abs(float64(gxs[i])*d.X + float64(gys[i])*d.Y)
 				all++
 				if g > strong {
 					hit++
