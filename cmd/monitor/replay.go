@@ -96,6 +96,14 @@ type replay struct {
 	malformed int
 	unknown   int
 
+	// Set up by run: the table file, the stages (made at the first frame),
+	// the annotated video if asked for, and the next controller event due.
+	table        *calibration.Table
+	annotatePath string
+	pl           *pipeline.Pipeline
+	ann          *annotator
+	next         int
+
 	out       *results
 	fps       float64
 	frames    int
@@ -153,8 +161,9 @@ type frame struct {
 func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	start := time.Now()
 	defer func() { r.took = time.Since(start) }()
-	table, err := calibration.Load(r.cfg.Table.Calibration)
-	if err != nil {
+	r.annotatePath = annotatePath
+	var err error
+	if r.table, err = calibration.Load(r.cfg.Table.Calibration); err != nil {
 		return err
 	}
 	vc, err := gocv.VideoCaptureFile(path)
@@ -225,35 +234,22 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 		}
 	}()
 
-	var (
-		pl  *pipeline.Pipeline
-		ann *annotator
-		ev  int
-		bar *progress
-	)
+	var bar *progress
 	if r.m.Terminal {
 		bar = newProgress(r.m.Stderr, "replay", "frames")
 	}
 	defer func() {
-		if pl != nil {
-			pl.Close()
+		if r.pl != nil {
+			r.pl.Close()
 		}
-		if ann != nil {
-			if err := ann.Close(); err != nil {
+		if r.ann != nil {
+			if err := r.ann.Close(); err != nil {
 				r.log.Error("annotated video", "err", err)
 			}
 		}
 	}()
-	emit := func(results []pipeline.Result) error {
-		for _, res := range results {
-			if err := r.write(ctx, res, ann); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	for f := range full {
-		err := r.frame(ctx, f, &pl, &ann, &ev, table, annotatePath, emit)
+		err := r.frame(ctx, f)
 		free <- f.mat
 		if err != nil {
 			return err
@@ -263,10 +259,10 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	}
 	bar.Done()
 	n := <-decoded
-	if pl == nil {
+	if r.pl == nil {
 		return fmt.Errorf("the video %s has no frame that could be read", path)
 	}
-	if err := emit(pl.Flush()); err != nil {
+	if err := r.emit(ctx, r.pl.Flush()); err != nil {
 		return err
 	}
 	if total > 0 && n < total-1 {
@@ -278,43 +274,43 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 // frame runs one decoded frame through the pipeline, which the first frame
 // creates (it calibrates the camera), after the controller events due by
 // then. The frame stays the caller's.
-func (r *replay) frame(ctx context.Context, f frame, pl **pipeline.Pipeline, ann **annotator, ev *int, table *calibration.Table, annotatePath string, emit func([]pipeline.Result) error) error {
+func (r *replay) frame(ctx context.Context, f frame) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if *pl == nil {
-		p, err := r.pipeline(table)
+	if r.pl == nil {
+		p, err := r.pipeline()
 		if err != nil {
 			return err
 		}
-		*pl = p
+		r.pl = p
 	}
 	t := float64(f.index) / r.fps
-	for ; *ev < len(r.events) && *r.events[*ev].T <= t+0.5/r.fps; *ev++ {
-		if err := emit((*pl).Event(r.events[*ev], f.index)); err != nil {
+	for ; r.next < len(r.events) && *r.events[r.next].T <= t+0.5/r.fps; r.next++ {
+		if err := r.emit(ctx, r.pl.Event(r.events[r.next], f.index)); err != nil {
 			return err
 		}
 	}
-	obs, res, err := (*pl).Frame(f.mat, f.index, t)
+	obs, res, err := r.pl.Frame(f.mat, f.index, t)
 	if err != nil {
 		if errors.Is(err, pipeline.ErrCalibration) {
 			return fmt.Errorf("calibrating on the first frame: %w", errors.Unwrap(err))
 		}
 		return err
 	}
-	if annotatePath != "" && *ann == nil {
-		a, err := newAnnotator(annotatePath, r.fps, (*pl).Calibration(), f.mat.Cols(), f.mat.Rows())
+	if r.annotatePath != "" && r.ann == nil {
+		a, err := newAnnotator(r.annotatePath, r.fps, r.pl.Calibration(), f.mat.Cols(), f.mat.Rows())
 		if err != nil {
 			return err
 		}
-		a.hands = (*pl).Snapshot
-		*ann = a
+		a.hands = r.pl.Snapshot
+		r.ann = a
 	}
-	if err := emit(res); err != nil {
+	if err := r.emit(ctx, res); err != nil {
 		return err
 	}
-	if *ann != nil {
-		return (*ann).Frame(f.mat, obs)
+	if r.ann != nil {
+		return r.ann.Frame(f.mat, obs)
 	}
 	return nil
 }
@@ -331,8 +327,8 @@ func framePool(w, h int) int {
 
 // pipeline opens the stages with the configured rules, pay tables and
 // meter.
-func (r *replay) pipeline(table *calibration.Table) (*pipeline.Pipeline, error) {
-	pc, err := pipelineConfig(r.cfg, table, r.fps)
+func (r *replay) pipeline() (*pipeline.Pipeline, error) {
+	pc, err := pipelineConfig(r.cfg, r.table, r.fps)
 	if err != nil {
 		return nil, err
 	}
@@ -340,17 +336,19 @@ func (r *replay) pipeline(table *calibration.Table) (*pipeline.Pipeline, error) 
 	return pipeline.New(pc)
 }
 
-// write writes a finished round's records and prints its alerts.
-func (r *replay) write(ctx context.Context, res pipeline.Result, ann *annotator) error {
-	if err := r.out.write(ctx, res); err != nil {
-		return err
-	}
-	for _, a := range res.Alerts {
-		if !r.quiet {
-			fmt.Fprintf(r.m.Stdout, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
+// emit writes finished rounds' records and prints their alerts.
+func (r *replay) emit(ctx context.Context, results []pipeline.Result) error {
+	for _, res := range results {
+		if err := r.out.write(ctx, res); err != nil {
+			return err
 		}
-		if ann != nil {
-			ann.Alert(a)
+		for _, a := range res.Alerts {
+			if !r.quiet {
+				fmt.Fprintf(r.m.Stdout, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
+			}
+			if r.ann != nil {
+				r.ann.Alert(a)
+			}
 		}
 	}
 	return nil
