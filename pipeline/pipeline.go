@@ -161,15 +161,8 @@ func (p *Pipeline) Recalibrate() {
 // Timings says how long each stage took on the last frame.
 func (p *Pipeline) Timings() Timings { return p.last }
 
-// Detector exposes the detector's counters (zones read, crops classified),
-// or nil before calibration.
-func (p *Pipeline) Detector() *vision.Detector { return p.det }
-
 // Snapshot is the round being rebuilt, as it stands.
 func (p *Pipeline) Snapshot() (tracker.Round, bool) { return p.trk.Snapshot() }
-
-// Meter is the monitor's progressive meter.
-func (p *Pipeline) Meter() *evaluator.Meter { return p.rec.Meter() }
 
 // Event takes one controller event, due at frame. game_start and game_end
 // mark rounds; every other event is kept for its round's reconciliation (a

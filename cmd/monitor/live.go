@@ -421,11 +421,11 @@ func dueEvents(pending []timedEvent, start time.Time, t float64) (due []controll
 // error with the whole record, so that it is still in the log.
 func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeline.Result, frame int, t, fps float64) {
 	for _, res := range results {
+		at := moment(res.Round, frame, t, fps)
 		for i, a := range res.Alerts {
 			if l.ev == nil || pl.Calibration() == nil {
 				continue
 			}
-			at := moment(res.Round, frame, t, fps)
 			p, err := l.ev.Save(a.ID, at, drawEvidence(pl.Calibration(), res.Round, a))
 			if err != nil {
 				l.met.evidenceErr.Inc()
