@@ -63,11 +63,7 @@ func alertLatencies(b *testing.B, table string) []time.Duration {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		m := &Main{Stdout: io.Discard, Stderr: io.Discard}
-		done <- m.Run(ctx, []string{"live", "--config", abs(b, sample(table, "yaml"))})
-	}()
+	done := runAsync(ctx, io.Discard, io.Discard, "live", "--config", abs(b, sample(table, "yaml")))
 	if m := mqtttest.Subscribe(b, mq.URL(), "probe", "bjmonitor/"+table+"/available", true).Next(b, 30*time.Second); m.Payload != "online" {
 		b.Fatalf("table %s", m.Payload)
 	}

@@ -218,11 +218,7 @@ func TestLiveMatchesReplay(t *testing.T) {
 	var stdout, stderr syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		m := &Main{Stdout: &stdout, Stderr: &stderr}
-		done <- m.Run(ctx, []string{"live", "--config", abs(t, sample(table, "yaml")), "--out", out})
-	}()
+	done := runAsync(ctx, &stdout, &stderr, "live", "--config", abs(t, sample(table, "yaml")), "--out", out)
 
 	alerts := map[string]map[string]any{}
 	var rounds, stats int
@@ -319,16 +315,12 @@ func TestReplayPublishSurvivesBrokerOutage(t *testing.T) {
 	args := []string{"replay", abs(t, sample(name, "mp4")), "--events", abs(t, sample(name, "events.jsonl")),
 		"--config", abs(t, sample(name, "yaml")), "--out", out, "--publish", "--broker", b.URL(), "--publish-wait", "60s"}
 	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
 	wd, _ := os.Getwd()
 	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the model's path is the repository's
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	go func() {
-		m := &Main{Stdout: &stdout, Stderr: &stderr}
-		done <- m.Run(context.Background(), args)
-	}()
+	done := runAsync(context.Background(), &stdout, &stderr, args...)
 
 	var before []string
 	select {
@@ -502,11 +494,7 @@ func TestLiveCameraComesBack(t *testing.T) {
 	var stderr syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		m := &Main{Stdout: io.Discard, Stderr: &stderr}
-		done <- m.Run(ctx, []string{"live", "--config", abs(t, sample("freebet-1080p", "yaml"))})
-	}()
+	done := runAsync(ctx, io.Discard, &stderr, "live", "--config", abs(t, sample("freebet-1080p", "yaml")))
 	m := waitMetric(t, metricsURL, 30*time.Second, "the metrics endpoint", func(map[string]float64) bool { return true })
 	if m["bjmonitor_capture_connected"] != 0 || m["bjmonitor_frames_total"] != 0 {
 		t.Fatalf("frames without a camera: %v", m)
@@ -611,11 +599,7 @@ func TestLiveTLS(t *testing.T) {
 	t.Setenv("MONITOR_MQTT_CA_FILE", certs.CA)
 	watch := mqtttest.Subscribe(t, fmt.Sprintf("tcp://127.0.0.1:%d", plain), "officer", "bjmonitor/freebet-1080p/available", true)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		m := &Main{Stdout: io.Discard, Stderr: io.Discard}
-		done <- m.Run(ctx, []string{"live", "--config", config})
-	}()
+	done := runAsync(ctx, io.Discard, io.Discard, "live", "--config", config)
 	if m := watch.Next(t, 20*time.Second); m.Payload != "online" {
 		t.Errorf("over TLS the table reads %q, want online", m.Payload)
 	}
@@ -684,11 +668,7 @@ func TestLiveEmbeddedBroker(t *testing.T) {
 	t.Setenv("MONITOR_MQTT_EMBEDDED_ADDR", fmt.Sprintf("127.0.0.1:%d", port))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		m := &Main{Stdout: io.Discard, Stderr: io.Discard}
-		done <- m.Run(ctx, []string{"live", "--config", abs(t, sample("freebet-1080p", "yaml"))})
-	}()
+	done := runAsync(ctx, io.Discard, io.Discard, "live", "--config", abs(t, sample("freebet-1080p", "yaml")))
 	url := fmt.Sprintf("tcp://127.0.0.1:%d", port)
 	deadline := time.Now().Add(20 * time.Second)
 	for !mqtttest.Reachable(url) {
@@ -706,4 +686,12 @@ func TestLiveEmbeddedBroker(t *testing.T) {
 		t.Fatalf("live: %v", err)
 	}
 	t.Log("tried: no broker configured; survived: a console on the embedded broker saw the table online")
+}
+
+// runAsync runs the monitor with args on a goroutine of its own, until ctx
+// ends; its error comes on the channel.
+func runAsync(ctx context.Context, stdout, stderr io.Writer, args ...string) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- (&Main{Stdout: stdout, Stderr: stderr}).Run(ctx, args) }()
+	return done
 }
