@@ -364,7 +364,7 @@ func (r *replay) summary() {
 		return
 	}
 	secs := float64(r.frames) / math.Max(r.fps, 1)
-	n := r.out.total()
+	n := r.out.alerts
 	fmt.Fprintf(r.m.Stderr, "replay: %d frames (%.1f s of video) in %.1f s, %.1f× real time; %d rounds, %d alerts",
 		r.frames, secs, r.took.Seconds(), secs/math.Max(r.took.Seconds(), 1e-9), r.out.rounds, n)
 	if r.malformed+r.unknown > 0 {

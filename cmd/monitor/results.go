@@ -24,13 +24,12 @@ type results struct {
 	jsonl io.Writer // nil: no file
 	pub   publisher // nil: no broker
 	log   *slog.Logger
-	// Counted for the summary and the metrics.
-	rounds, outcomes int
-	alerts           map[string]int
+	// Counted for the replay's summary.
+	rounds, alerts int
 }
 
 func newResults(table string, jsonl io.Writer, pub publisher, log *slog.Logger) *results {
-	return &results{table: table, jsonl: jsonl, pub: pub, log: log, alerts: map[string]int{}}
+	return &results{table: table, jsonl: jsonl, pub: pub, log: log}
 }
 
 // outcomeRecord is an outcome with the round it belongs to.
@@ -48,13 +47,12 @@ func (w *results) write(ctx context.Context, res pipeline.Result) error {
 		return err
 	}
 	for _, o := range res.Outcomes {
-		w.outcomes++
 		if err := w.record(ctx, alerts.RecordOutcome, res.Round.ID, outcomeRecord{res.Round.ID, o}); err != nil {
 			return err
 		}
 	}
 	for _, a := range res.Alerts {
-		w.alerts[a.Kind]++
+		w.alerts++
 		if err := w.record(ctx, alerts.RecordAlert, res.Round.ID, a); err != nil {
 			return err
 		}
@@ -82,13 +80,4 @@ func (w *results) record(ctx context.Context, typ, round string, v any) error {
 		}
 	}
 	return nil
-}
-
-// total is the number of alerts written.
-func (w *results) total() int {
-	n := 0
-	for _, c := range w.alerts {
-		n += c
-	}
-	return n
 }
