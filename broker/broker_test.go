@@ -122,9 +122,7 @@ func TestPublisherRoundTrip(t *testing.T) {
 	}
 	_, msgs := subscriber(t, b.URL(), "test/t1/#", nil)
 
-	ctl := make(chan string, 10)
-	cfg := publisherConfig(t, b.URL())
-	cfg.Handlers = map[string]func([]byte){publish.KindController: func(p []byte) { ctl <- string(p) }}
+	cfg, ctl := controllerConfig(t, b.URL())
 	p, err := publish.New(cfg)
 	if err != nil {
 		t.Fatalf("publish.New: %v", err)
@@ -225,9 +223,7 @@ func TestStaleWillDropped(t *testing.T) {
 // for the monitor's persistent session while the monitor restarts.
 func TestSessionKeptWhileAway(t *testing.T) {
 	b, _ := start(t, Config{})
-	ctl := make(chan string, 10)
-	cfg := publisherConfig(t, b.URL())
-	cfg.Handlers = map[string]func([]byte){publish.KindController: func(p []byte) { ctl <- string(p) }}
+	cfg, ctl := controllerConfig(t, b.URL())
 	p, err := publish.New(cfg)
 	if err != nil {
 		t.Fatalf("publish.New: %v", err)
@@ -454,4 +450,13 @@ func settledGoroutines() int {
 		n = m
 	}
 	return n
+}
+
+// controllerConfig is a publisher's configuration whose controller events
+// arrive on the channel.
+func controllerConfig(t *testing.T, url string) (publish.Config, chan string) {
+	ctl := make(chan string, 10)
+	cfg := publisherConfig(t, url)
+	cfg.Handlers = map[string]func([]byte){publish.KindController: func(p []byte) { ctl <- string(p) }}
+	return cfg, ctl
 }
