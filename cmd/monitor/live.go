@@ -296,9 +296,9 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 			continue
 		}
 		tm := s.pl.Timings()
-		l.met.stage.WithLabelValues("vision").Observe(tm.Vision.Seconds())
-		l.met.stage.WithLabelValues("tracker").Observe(tm.Tracker.Seconds())
-		l.met.stage.WithLabelValues("reconcile").Observe(tm.Reconcile.Seconds())
+		l.met.vision.Observe(tm.Vision.Seconds())
+		l.met.tracker.Observe(tm.Tracker.Seconds())
+		l.met.reconcile.Observe(tm.Reconcile.Seconds())
 		if l.ev != nil {
 			if err := l.ev.Add(mat, t); err != nil {
 				l.met.evidenceErr.Inc()

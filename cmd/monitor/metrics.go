@@ -24,6 +24,8 @@ type metrics struct {
 	dropped     prometheus.Counter
 	skipped     *prometheus.CounterVec
 	stage       *prometheus.HistogramVec
+	// The stages' histograms, looked up once: they are observed every frame.
+	vision, tracker, reconcile prometheus.Observer
 	latency     prometheus.Histogram
 	fps         prometheus.Gauge
 	rounds      prometheus.Counter
@@ -79,6 +81,9 @@ func newMetrics(g gauges) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	m.vision = m.stage.WithLabelValues("vision")
+	m.tracker = m.stage.WithLabelValues("tracker")
+	m.reconcile = m.stage.WithLabelValues("reconcile")
 	for _, r := range []string{"ok", "malformed", "unknown_type"} {
 		m.controller.WithLabelValues(r)
 	}
