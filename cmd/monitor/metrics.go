@@ -19,19 +19,19 @@ import (
 // component (the outbox, the broker connection, the capture) are read from
 // it at scrape time through the funcs given to newMetrics.
 type metrics struct {
-	reg         *prometheus.Registry
-	frames      prometheus.Counter
-	dropped     prometheus.Counter
-	skipped     *prometheus.CounterVec
-	stage       *prometheus.HistogramVec
+	reg     *prometheus.Registry
+	frames  prometheus.Counter
+	dropped prometheus.Counter
+	skipped *prometheus.CounterVec
+	stage   *prometheus.HistogramVec
 	// The stages' histograms, looked up once: they are observed every frame.
 	vision, tracker, reconcile prometheus.Observer
-	latency     prometheus.Histogram
-	fps         prometheus.Gauge
-	rounds      prometheus.Counter
-	alerts      *prometheus.CounterVec
-	controller  *prometheus.CounterVec
-	evidenceErr prometheus.Counter
+	latency                    prometheus.Histogram
+	fps                        prometheus.Gauge
+	rounds                     prometheus.Counter
+	alerts                     *prometheus.CounterVec
+	controller                 *prometheus.CounterVec
+	evidenceErr                prometheus.Counter
 }
 
 // gauges are read from the components that own them, at scrape time.
