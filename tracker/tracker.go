@@ -67,6 +67,11 @@ type Tracker struct {
 	autoRounds int
 	emptySince int
 	frame      int
+	// span is how many video frames the frame being observed stands for:
+	// the caller may read only some frames (a lower analysis rate, or
+	// frames dropped while it was busy), and a card seen in every frame
+	// read has been seen all that time.
+	span int
 }
 
 type track struct {
@@ -79,12 +84,14 @@ type track struct {
 	sideVotes  int
 	firstSeen  int
 	lastSeen   int
+	// seen, reads, weakReads and downs count video frames, not frames
+	// read: each sighting weighs the frames its frame stands for.
 	seen       int
 	votes      map[cards.Card]float64
-	reads      int // observations with a clear reading
+	reads      int // frames with a clear reading
 	weak       map[cards.Card]float64
 	weakReads  int
-	downs      int // observations face down
+	downs      int // frames face down
 	confirmed  bool
 	confirmAt  int
 	gone       bool
@@ -144,6 +151,9 @@ func (t *Tracker) Flush() []Round {
 // Observe takes one frame's observations and returns any round a cleared
 // table finished.
 func (t *Tracker) Observe(f vision.Frame) []Round {
+	// A frame read after a gap stands for the frames skipped, up to half
+	// of StableFrames: a card still needs two sightings to count.
+	t.span = min(max(f.Index-t.frame, 1), max(1, (t.cfg.StableFrames+1)/2))
 	t.frame = f.Index
 	t.match(f)
 	var out []Round
@@ -274,24 +284,24 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	}
 	tr.sideways = tr.sideVotes > 0
 	tr.lastSeen = frame
-	tr.seen++
+	tr.seen += t.span
 	if tr.gone {
 		tr.gone = false // it was only covered
 	}
 	switch {
 	case o.FaceDown:
-		tr.downs++
+		tr.downs += t.span
 	case o.Card.Valid() && o.Confidence >= clearRead:
-		tr.votes[o.Card] += o.Confidence
-		tr.reads++
+		tr.votes[o.Card] += o.Confidence * float64(t.span)
+		tr.reads += t.span
 	case o.Card.Valid():
 		// A doubtful reading (a card half under the dealer's hand)
 		// counts only while there is no clear one.
 		if tr.weak == nil {
 			tr.weak = map[cards.Card]float64{}
 		}
-		tr.weak[o.Card] += o.Confidence
-		tr.weakReads++
+		tr.weak[o.Card] += o.Confidence * float64(t.span)
+		tr.weakReads += t.span
 	}
 }
 

@@ -105,6 +105,10 @@ type VisionConfig struct {
 	Model string `mapstructure:"model"`
 	// MinConfidence: an alert on cards read with less is for review.
 	MinConfidence float64 `mapstructure:"min_confidence"`
+	// AnalysisFPS is how many frames a second are read for cards; the
+	// video's other frames are decoded (and kept for evidence clips) but
+	// not read. 0 reads every frame.
+	AnalysisFPS float64 `mapstructure:"analysis_fps"`
 }
 
 // TableConfig is the table's game and dealing rules.
@@ -180,7 +184,7 @@ func DefaultConfig() Config {
 	b7 := evaluator.DefaultBlazing7s
 	return Config{
 		Table:  TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
-		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", MinConfidence: vision.Confident},
+		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", MinConfidence: vision.Confident, AnalysisFPS: 12.5},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
 			Blazing7s: Blazing7sConfig{
@@ -261,6 +265,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.Vision.MinConfidence > 0 && c.Vision.MinConfidence < 1) {
 		return &ConfigError{"vision.min_confidence", c.Vision.MinConfidence, "want a probability between 0 and 1"}
+	}
+	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= 240) {
+		return &ConfigError{"vision.analysis_fps", f, "want 5 to 240 frames a second, or 0 to read every frame: a card must be seen a few times while it lies still"}
 	}
 	s := c.SideBets
 	switch s.TwentyOnePlusThree.Paytable {

@@ -282,6 +282,15 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 		s.index, s.t, s.lastFrame = index, t, info.Time
 		l.met.dropped.Add(float64(info.Dropped))
 		s.events(ctx, index, t)
+		// Every frame goes into the evidence clips, read or not.
+		if l.ev != nil {
+			if err := l.ev.Add(mat, t); err != nil {
+				l.met.evidenceErr.Inc()
+			}
+		}
+		if !s.pick.take(index) {
+			continue // not one to read (vision.analysis_fps)
+		}
 		_, res, err := s.pl.Frame(mat, index, t)
 		if err != nil {
 			reason := "error"
@@ -299,11 +308,6 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 		l.met.vision.Observe(tm.Vision.Seconds())
 		l.met.tracker.Observe(tm.Tracker.Seconds())
 		l.met.reconcile.Observe(tm.Reconcile.Seconds())
-		if l.ev != nil {
-			if err := l.ev.Add(mat, t); err != nil {
-				l.met.evidenceErr.Inc()
-			}
-		}
 		l.emit(ctx, s.pl, res, index, t, s.fps)
 		l.met.frames.Inc()
 		latency := time.Since(info.Time)
@@ -329,6 +333,7 @@ type session struct {
 	t         float64
 	lastFrame time.Time
 	pending   []timedEvent
+	pick      *sampler // the frames read for cards
 }
 
 // open opens the pipeline; the first frame, read at start, sets the clock
@@ -346,6 +351,7 @@ func (s *session) open(start time.Time) error {
 	if err != nil {
 		return err
 	}
+	s.pick = newSampler(s.fps, s.l.cfg.Vision.AnalysisFPS)
 	s.pl, err = pipeline.New(pc)
 	return err
 }

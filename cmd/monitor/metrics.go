@@ -47,7 +47,7 @@ func newMetrics(g gauges) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		frames: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "frames_total",
-			Help: "Frames read through the pipeline."}),
+			Help: "Frames read through the pipeline (vision.analysis_fps caps them)."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "frames_dropped_total",
 			Help: "Frames the camera delivered that were overwritten before the pipeline could take them."}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "frames_skipped_total",

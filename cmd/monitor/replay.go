@@ -106,6 +106,7 @@ type replay struct {
 
 	out       *results
 	fps       float64
+	step      int // one frame in step is read
 	frames    int
 	took      time.Duration
 	truncated string
@@ -152,10 +153,12 @@ func (r *replay) readEvents(path string) error {
 	return nil
 }
 
-// frame is a decoded frame travelling from the decoder to the pipeline.
+// frame is a decoded frame travelling from the decoder to the pipeline:
+// its number, and the picture if it is to be read (vision.analysis_fps).
 type frame struct {
 	mat   gocv.Mat
 	index int
+	read  bool
 }
 
 func (r *replay) run(ctx context.Context, path, annotatePath string) error {
@@ -199,27 +202,41 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	}()
 	dctx, stop := context.WithCancel(ctx)
 	defer stop()
+	pick := newSampler(r.fps, r.cfg.Vision.AnalysisFPS)
+	r.step = pick.step
 	decoded := make(chan int, 1)
 	go func() {
 		defer close(full)
 		n := 0
 		defer func() { decoded <- n }()
 		for {
-			var mat gocv.Mat
-			select {
-			case <-dctx.Done():
-				return
-			case mat = <-free:
+			f := frame{index: n}
+			if pick.take(n) {
+				select {
+				case <-dctx.Done():
+					return
+				case f.mat = <-free:
+				}
+				if !vc.Read(&f.mat) || f.mat.Empty() {
+					free <- f.mat
+					return
+				}
+				f.read = true
+			} else {
+				// Decoded but not converted: the pipeline does not read
+				// it, only its controller events are due.
+				vc.Grab(1)
+				if int(vc.Get(gocv.VideoCapturePosFrames)) <= n {
+					return
+				}
 			}
-			if !vc.Read(&mat) || mat.Empty() {
-				free <- mat
-				return
-			}
 			select {
-			case full <- frame{mat: mat, index: n}:
+			case full <- f:
 				n++
 			case <-dctx.Done():
-				free <- mat
+				if f.read {
+					free <- f.mat
+				}
 				return
 			}
 		}
@@ -230,7 +247,9 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	defer func() {
 		stop()
 		for f := range full {
-			free <- f.mat
+			if f.read {
+				free <- f.mat
+			}
 		}
 	}()
 
@@ -250,7 +269,9 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	}()
 	for f := range full {
 		err := r.frame(ctx, f)
-		free <- f.mat
+		if f.read {
+			free <- f.mat
+		}
 		if err != nil {
 			return err
 		}
@@ -271,9 +292,10 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	return nil
 }
 
-// frame runs one decoded frame through the pipeline, which the first frame
-// creates (it calibrates the camera), after the controller events due by
-// then. The frame stays the caller's.
+// frame applies the controller events due by a decoded frame, then runs
+// the frame through the pipeline if it is one to read. The first frame,
+// always read, creates the pipeline (it calibrates the camera). The frame
+// stays the caller's.
 func (r *replay) frame(ctx context.Context, f frame) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -291,6 +313,9 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 			return err
 		}
 	}
+	if !f.read {
+		return nil
+	}
 	obs, res, err := r.pl.Frame(f.mat, f.index, t)
 	if err != nil {
 		if errors.Is(err, pipeline.ErrCalibration) {
@@ -299,7 +324,7 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 		return err
 	}
 	if r.annotatePath != "" && r.ann == nil {
-		a, err := newAnnotator(r.annotatePath, r.fps, r.pl.Calibration(), f.mat.Cols(), f.mat.Rows())
+		a, err := newAnnotator(r.annotatePath, r.fps/float64(r.step), r.pl.Calibration(), f.mat.Cols(), f.mat.Rows())
 		if err != nil {
 			return err
 		}
