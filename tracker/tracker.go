@@ -86,15 +86,15 @@ type track struct {
 	lastSeen   int
 	// seen, reads, weakReads and downs count video frames, not frames
 	// read: each sighting weighs the frames its frame stands for.
-	seen       int
-	votes      map[cards.Card]float64
-	reads      int // frames with a clear reading
-	weak       map[cards.Card]float64
-	weakReads  int
-	downs      int // frames face down
-	confirmed  bool
-	confirmAt  int
-	gone       bool
+	seen      int
+	votes     map[cards.Card]float64
+	reads     int // frames with a clear reading
+	weak      map[cards.Card]float64
+	weakReads int
+	downs     int // frames face down
+	confirmed bool
+	confirmAt int
+	gone      bool
 	// stale tracks belong to a round already closed: they keep matching
 	// observations so a card left on the felt is not counted again.
 	stale bool
