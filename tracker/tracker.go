@@ -158,7 +158,7 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	t.match(f)
 	var out []Round
 	for _, tr := range t.tracks {
-		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+1 >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
+		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+t.span >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
 			if t.nearCounted(tr) {
 				// A second sighting of a card already counted, read
 				// another way: it is the same card.

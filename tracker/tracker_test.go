@@ -61,6 +61,8 @@ type degrade struct {
 	// across: where two of the dealer's cards overlap, the model reads a
 	// corner as an index the wrong way round, a card lying across the row.
 	across *calibration.Table
+	// every: only one frame in every is read (vision.analysis_fps).
+	every int
 }
 
 func (d degrade) apply(f vision.Frame) vision.Frame {
@@ -157,6 +159,9 @@ func replay(tb testing.TB, cfg script.Config, controlled bool, d degrade) run {
 			}
 			ev++
 		}
+		if d.every > 1 && f%d.every != 0 {
+			continue
+		}
 		got = append(got, tr.Observe(d.apply(clip.Observations(l, s, f)))...)
 	}
 	got = append(got, tr.Flush()...)
@@ -218,6 +223,8 @@ func TestRebuildsEveryRound(t *testing.T) {
 		{"noisy reads", func(c *script.Config) { c.Seed = 4 }, true, degrade{rng: rand.New(rand.NewPCG(1, 1)), jitterMM: 1, miss: 0.1, misread: 0.03, minConf: 0.9, misConf: 0.6}},
 		{"readings across the dealer's row", func(c *script.Config) { c.Seed = 7 }, true, degrade{across: &calibration.Table{}}},
 		{"full table of seven", func(c *script.Config) { c.Players = []int{1, 2, 3, 4, 5, 6, 7}; c.Seed = 5 }, true, degrade{}},
+		{"one frame in two read, noisy", func(c *script.Config) { c.Players = []int{1, 2, 3, 4, 5, 6, 7}; c.Seed = 8 }, true, degrade{rng: rand.New(rand.NewPCG(3, 3)), jitterMM: 1, miss: 0.1, misread: 0.03, minConf: 0.9, misConf: 0.6, every: 2}},
+		{"60 fps, one frame in five read", func(c *script.Config) { c.FPS, c.Seed = 60, 9 }, true, degrade{every: 5}},
 		{"full table, noisy, no controller", func(c *script.Config) { c.Players = []int{1, 2, 3, 4, 5, 6, 7}; c.Seed = 6 }, false, degrade{rng: rand.New(rand.NewPCG(2, 2)), jitterMM: 1.5, miss: 0.2, misread: 0.05, minConf: 0.8, misConf: 0.7}},
 	}
 	for _, tt := range tests {
@@ -282,5 +289,47 @@ func TestNoCardAcrossTheDealerRow(t *testing.T) {
 	r := replay(t, cfg, true, degrade{extra: phantom})
 	for _, m := range r.mistake {
 		t.Error(m)
+	}
+}
+
+// TestCountsInVideoTime reads one frame in five of 60 frames/s video (12
+// a second, as vision.analysis_fps does): each card must count as soon
+// after it lands as when every frame is read, give or take the frames not
+// read, since the tracker's timings are in video frames.
+func TestCountsInVideoTime(t *testing.T) {
+	cfg := script.DefaultConfig()
+	cfg.Rounds, cfg.FPS, cfg.Seed = 6, 60, 11
+	every := replay(t, cfg, true, degrade{})
+	fifth := replay(t, cfg, true, degrade{every: 5})
+	for _, m := range append(every.mistake, fifth.mistake...) {
+		t.Error(m)
+	}
+	frames := func(r run) []int {
+		var out []int
+		for _, rd := range r.rounds {
+			cs := slices.Clone(rd.Dealer)
+			for _, s := range rd.Seats {
+				for _, h := range s.Hands {
+					cs = append(cs, h.Cards...)
+				}
+			}
+			slices.SortFunc(cs, func(a, b Card) int { return cmp.Compare(a.Order, b.Order) })
+			for _, c := range cs {
+				out = append(out, c.Frame)
+			}
+		}
+		return out
+	}
+	a, b := frames(every), frames(fifth)
+	if len(a) != len(b) {
+		t.Fatalf("%d cards counted reading every frame, %d reading one in five", len(a), len(b))
+	}
+	late := 0
+	for i := range a {
+		late = max(late, b[i]-a[i])
+	}
+	t.Logf("%d cards; reading one frame in five counts them at most %d frames later", len(a), late)
+	if late > 5 {
+		t.Errorf("reading one frame in five counts a card %d frames later than reading every frame; want at most 5", late)
 	}
 }
