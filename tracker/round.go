@@ -229,6 +229,11 @@ func (t *Tracker) settle(r *Round) {
 		s := &r.Seats[si]
 		for hi := range s.Hands {
 			h := &s.Hands[hi]
+			var dropped []Card
+			h.Cards, dropped = dropMisreads(h.Cards)
+			for _, c := range dropped {
+				r.Doubts = append(r.Doubts, fmt.Sprintf("seat %d hand %d: %s (confidence %.2f) not counted: the hand could not take it", s.Seat, hi, c.Text, c.Confidence))
+			}
 			for i, c := range h.Cards {
 				if c.Sideways {
 					if i == 2 {
@@ -289,4 +294,36 @@ func cardsOf(cs []Card) []cards.Card {
 		out[i] = c.Card
 	}
 	return out
+}
+
+// dropMisreads takes out of a hand the cards only ever read doubtfully
+// that the rules say cannot be there: a card besides the one a double
+// takes (a doubled hand holds exactly three, the third sideways), or a
+// card after the hand busted. Such a reading comes from a corner where two
+// cards overlap, which the model sees as an index. A card read clearly is
+// never taken out: the rules then only raise a doubt.
+func dropMisreads(cs []Card) (kept, dropped []Card) {
+	doubtful := func(c Card) bool { return c.Card.Valid() && !c.Sideways && c.Confidence < clearRead }
+	sideways := 0
+	for _, c := range cs {
+		if c.Sideways {
+			sideways++
+		}
+	}
+	if sideways == 1 && len(cs) > 3 {
+		k := slices.DeleteFunc(slices.Clone(cs), doubtful)
+		if len(k) == 3 && k[2].Sideways {
+			for _, c := range cs {
+				if doubtful(c) {
+					dropped = append(dropped, c)
+				}
+			}
+			return k, dropped
+		}
+	}
+	for len(cs) > 2 && doubtful(cs[len(cs)-1]) && cards.Score(cardsOf(cs[:len(cs)-1])).Bust() {
+		dropped = append(dropped, cs[len(cs)-1])
+		cs = cs[:len(cs)-1]
+	}
+	return cs, dropped
 }
