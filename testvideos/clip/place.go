@@ -15,6 +15,19 @@ import (
 // split card itself moves.
 var handSlot = [...]float64{0, 1, -1, 2}
 
+// handOffset is where hand `hand` of seat s lies, from its first hand. At
+// the two end seats the first split goes towards the table's middle, as
+// there is no felt, and no camera view, beyond the end spot; a second
+// re-split there has no room left inside the view.
+func handOffset(l *scene.Layout, s scene.Seat, hand int) scene.Point {
+	off := s.SplitOffset.Scale(2 * handSlot[min(hand, len(handSlot)-1)])
+	end := s.Number == 1 || s.Number == len(l.Seats)
+	if end && s.FirstCard.Center.X*s.SplitOffset.X > 0 {
+		off = off.Scale(-1) // SplitOffset points away from the middle
+	}
+	return off
+}
+
 // Pose returns where a card lies on the table in placement p.
 func Pose(l *scene.Layout, p script.Placement) scene.Pose {
 	c := p.Card
@@ -23,9 +36,8 @@ func Pose(l *scene.Layout, p script.Placement) scene.Pose {
 		pose = l.Dealer.CardPose(p.Index)
 	} else {
 		s := l.Seats[c.Seat-1]
-		slot := handSlot[min(p.Hand, len(handSlot)-1)]
 		pose = scene.Pose{
-			Center: s.FirstCard.Center.Add(s.SplitOffset.Scale(2 * slot)).Add(s.Step.Scale(float64(p.Index))),
+			Center: s.FirstCard.Center.Add(handOffset(l, s, p.Hand)).Add(s.Step.Scale(float64(p.Index))),
 			RotDeg: s.FirstCard.RotDeg,
 		}
 		if c.Sideways {
@@ -56,8 +68,7 @@ func ArmOver(l *scene.Layout, a script.Arm, frame int) scene.Occluder {
 		target = l.Dealer.CardPose(a.Index).Center
 	} else {
 		s := l.Seats[a.Seat-1]
-		slot := handSlot[min(a.Hand, len(handSlot)-1)]
-		target = s.FirstCard.Center.Add(s.SplitOffset.Scale(2 * slot)).Add(s.Step.Scale(float64(a.Index)))
+		target = s.FirstCard.Center.Add(handOffset(l, s, a.Hand)).Add(s.Step.Scale(float64(a.Index)))
 	}
 	// The forearm comes from the dealer, behind the chip tray.
 	dx, dy := target.X, target.Y-(l.Dealer.Tray[0].Y-150)
