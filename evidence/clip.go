@@ -134,7 +134,7 @@ func (r *Recorder) writeClip(ctx context.Context, c *clip) (err error) {
 		}
 		if w == nil {
 			size = image.Pt(img.Cols(), img.Rows())
-			if w, err = video.Create(tmp, r.cfg.FPS, size.X, size.Y, video.DefaultCRF); err != nil {
+			if w, err = video.CreateBackground(tmp, r.cfg.FPS, size.X, size.Y, video.DefaultCRF); err != nil {
 				return fail(fmt.Errorf("evidence: clip %s: %w", c.path, err))
 			}
 		}

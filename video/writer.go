@@ -8,6 +8,7 @@ import (
 	"log"
 	"os/exec"
 	"strconv"
+	"syscall"
 
 	"gocv.io/x/gocv"
 )
@@ -38,6 +39,18 @@ const DefaultCRF = 23
 // then MPEG-4 Part 2, logging the fallback. gocv does not report a failed
 // open, so IsOpened is checked here.
 func Create(path string, fps float64, width, height, crf int) (*Writer, error) {
+	return create(path, fps, width, height, crf, false)
+}
+
+// CreateBackground is Create for a video written beside work that must
+// not wait: the ffmpeg encoder runs on one thread at the lowest CPU
+// priority, so it takes only the time the rest leaves (a live monitor's
+// evidence clips).
+func CreateBackground(path string, fps float64, width, height, crf int) (*Writer, error) {
+	return create(path, fps, width, height, crf, true)
+}
+
+func create(path string, fps float64, width, height, crf int, background bool) (*Writer, error) {
 	if crf < 0 || crf > 51 {
 		return nil, fmt.Errorf("video: H.264 quality %d: want 0 to 51", crf)
 	}
@@ -46,11 +59,15 @@ func Create(path string, fps float64, width, height, crf int) (*Writer, error) {
 	}
 	if bin, err := exec.LookPath("ffmpeg"); err == nil {
 		v := &Writer{Codec: "avc1", width: width, height: height}
-		v.cmd = exec.Command(bin, "-loglevel", "error", "-y",
+		args := []string{"-loglevel", "error", "-y",
 			"-f", "rawvideo", "-pix_fmt", "bgr24", "-s", fmt.Sprintf("%dx%d", width, height),
 			"-r", strconv.FormatFloat(fps, 'f', -1, 64), "-i", "-",
-			"-c:v", "libx264", "-preset", "veryfast", "-crf", strconv.Itoa(crf),
-			"-pix_fmt", "yuv420p", "-movflags", "+faststart", path)
+			"-c:v", "libx264", "-preset", "veryfast", "-crf", strconv.Itoa(crf)}
+		if background {
+			args = append(args, "-threads", "1")
+		}
+		args = append(args, "-pix_fmt", "yuv420p", "-movflags", "+faststart", path)
+		v.cmd = exec.Command(bin, args...)
 		v.cmd.Stderr = &v.stderr
 		in, err := v.cmd.StdinPipe()
 		if err != nil {
@@ -59,6 +76,10 @@ func Create(path string, fps float64, width, height, crf int) (*Writer, error) {
 		v.in = in
 		if err := v.cmd.Start(); err != nil {
 			return nil, fmt.Errorf("video: starting ffmpeg: %w", err)
+		}
+		if background {
+			// Best effort: at worst the clip competes for the CPU.
+			_ = syscall.Setpriority(syscall.PRIO_PROCESS, v.cmd.Process.Pid, 19)
 		}
 		return v, nil
 	}
