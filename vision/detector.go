@@ -90,20 +90,22 @@ type Detector struct {
 // zone is one area of the table watched on its own: rectified, compared
 // with how it looked when last read, and read again only when changed.
 type zone struct {
-	x0, y0     float64 // table mm of the rectified image's origin
-	mapX, mapY gocv.Mat
-	watch      *watch // its footprint in the eighth-size picture
-	rect, hsv  gocv.Mat
-	grown      gocv.Mat // a mask widened, scratch
-	mask, skin gocv.Mat
-	skinBG     gocv.Mat // skin-coloured background
-	filled     gocv.Mat // the paper blobs, filled
-	gray       gocv.Mat
-	gx, gy     gocv.Mat
-	obs        []Observation
-	cache      []cachedRead
-	busy       bool // skin near its cards when last read
-	read       bool
+	x0, y0 float64 // table mm of the rectified image's origin
+	// mapXY and mapA rectify the zone: each pixel's place in the picture
+	// in OpenCV's fixed-point form (whole pixels, and the 1/32 pixel
+	// offsets), which Remap would otherwise work out from float maps on
+	// every call.
+	mapXY, mapA gocv.Mat
+	watch       *watch // its footprint in the eighth-size picture
+	rect, hsv   gocv.Mat
+	grown       gocv.Mat // a mask widened, scratch
+	mask, skin  gocv.Mat
+	skinBG      gocv.Mat // skin-coloured background
+	filled      gocv.Mat // the paper blobs, filled
+	obs         []Observation
+	cache       []cachedRead
+	busy        bool // skin near its cards when last read
+	read        bool
 	// A zone is read on a worker of its own: it owns its cropper and
 	// crops. reads, batch and pending carry a reading from cutting the
 	// crops to the model's verdict.
@@ -174,13 +176,16 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 	if w < 16 || h < 16 || w*h > 16<<20 {
 		return nil, fmt.Errorf("vision: a zone of %.0f×%.0f mm cannot be watched", maxX-minX, maxY-minY)
 	}
-	// Rows and columns wholly outside the picture are left out.
+	// Each pixel's place in the picture, computed once: rows and columns
+	// wholly outside the picture are left out.
+	at := make([]float32, 2*w*h)
 	bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	c0, r0, c1, r1 := w, h, -1, -1
 	inside := 0
 	for row := 0; row < h; row++ {
 		for col := 0; col < w; col++ {
 			x, y := d.cal.ToImage(calibration.Point{X: minX + (float64(col)+0.5)/r, Y: minY + (float64(row)+0.5)/r})
+			at[2*(row*w+col)], at[2*(row*w+col)+1] = float32(x), float32(y)
 			if x >= 0 && y >= 0 && x < float64(d.width) && y < float64(d.height) {
 				inside++
 				bx0, by0 = math.Min(bx0, x), math.Min(by0, y)
@@ -193,28 +198,30 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 		return nil, nil // mostly outside the picture
 	}
 	z := &zone{x0: minX + float64(c0)/r, y0: minY + float64(r0)/r, cropper: classify.NewCropper(), cropDiff: gocv.NewMat()}
+	stride := w
 	w, h = c1-c0+1, r1-r0+1
-	z.mapX = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
-	z.mapY = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32FC1)
-	xs, err := z.mapX.DataPtrFloat32()
+	z.mapXY = gocv.NewMatWithSize(h, w, gocv.MatTypeCV16SC2)
+	z.mapA = gocv.NewMatWithSize(h, w, gocv.MatTypeCV16UC1)
+	xy, err := z.mapXY.DataPtrInt16()
 	if err != nil {
 		z.close()
 		return nil, err
 	}
-	ys, err := z.mapY.DataPtrFloat32()
+	a, err := z.mapA.DataPtrUint16()
 	if err != nil {
 		z.close()
 		return nil, err
 	}
 	for row := 0; row < h; row++ {
 		for col := 0; col < w; col++ {
-			x, y := d.cal.ToImage(calibration.Point{X: z.x0 + (float64(col)+0.5)/r, Y: z.y0 + (float64(row)+0.5)/r})
-			xs[row*w+col], ys[row*w+col] = float32(x), float32(y)
+			k := 2 * ((row+r0)*stride + col + c0)
+			i := row*w + col
+			xy[2*i], xy[2*i+1], a[i] = fixedMap(at[k], at[k+1])
 		}
 	}
 	z.watch = newWatch(image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh)))
 	z.rect, z.hsv, z.grown, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
-	z.gray, z.gx, z.gy, z.skinBG = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	z.skinBG = gocv.NewMat()
 	z.filled = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
 	return z, nil
 }
@@ -224,7 +231,7 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range append([]*gocv.Mat{&z.mapX, &z.mapY, &z.rect, &z.hsv, &z.grown, &z.mask, &z.skin, &z.gray, &z.gx, &z.gy, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops)...) {
+	for _, m := range append([]*gocv.Mat{&z.mapXY, &z.mapA, &z.rect, &z.hsv, &z.grown, &z.mask, &z.skin, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -251,6 +258,20 @@ func (d *Detector) Close() error {
 	}
 	d.closed = true
 	return nil
+}
+
+// fixedMap turns a picture position into OpenCV's fixed-point remap
+// entry, as cv::convertMaps does for CV_16SC2 and CV_16UC1: the whole
+// pixel, and the index of the 1/32-pixel offset in its interpolation
+// table. Positions beyond the int16 range land outside any picture.
+func fixedMap(x, y float32) (int16, int16, uint16) {
+	const bits, size = 5, 1 << 5
+	clamp := func(v float32) int {
+		f := math.RoundToEven(float64(v) * size)
+		return int(max(min(f, math.MaxInt16*size), math.MinInt16*size))
+	}
+	ix, iy := clamp(x), clamp(y)
+	return int16(ix >> bits), int16(iy >> bits), uint16((iy&(size-1))*size + ix&(size-1))
 }
 
 func matPtrs(ms []gocv.Mat) []*gocv.Mat {

@@ -14,10 +14,10 @@ import (
 // edge shows as a line of strong gradient running straight in from the
 // outline; printing does not hold a line over the whole depth.
 //
-// gx and gy are the Sobel gradients of the rectified zone; poly is the
-// blob's outline; r is pixels per mm. Each junction's U runs along the
-// outline and V straight in, right-handed.
-func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corner) []corner {
+// pic is the rectified zone; poly is the blob's outline; r is pixels per
+// mm. Each junction's U runs along the outline and V straight in,
+// right-handed.
+func findJunctions(pic bgrPicture, poly []image.Point, r float64, known []corner) []corner {
 	n := len(poly)
 	if n < 3 {
 		return nil
@@ -31,14 +31,7 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
 		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
 	)
-	rows, cols := gx.Rows(), gx.Cols()
-	// The gradients are read in place: a cgo call per pixel cost more than
-	// the whole search.
-	gxs, errX := gx.DataPtrFloat32()
-	gys, errY := gy.DataPtrFloat32()
-	if errX != nil || errY != nil || len(gxs) != rows*cols || len(gys) != rows*cols {
-		return nil
-	}
+	rows, cols := pic.rows, pic.cols
 	var out []corner
 	for _, st := range straightStretches(poly, straightMM*r) {
 		a, b := st[0], st[1]
@@ -61,8 +54,8 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 				if x < 0 || y < 0 || x >= cols || y >= rows {
 					continue
 				}
-				i := y*cols + x
-				g := math.Abs(float64(gxs[i])*d.X + float64(gys[i])*d.Y)
+				gx, gy := pic.sobel(x, y)
+				g := math.Abs(float64(gx)*d.X + float64(gy)*d.Y)
 				all++
 				if g > strong {
 					hit++
@@ -101,6 +94,40 @@ func findJunctions(gx, gy gocv.Mat, poly []image.Point, r float64, known []corne
 		}
 	}
 	return out
+}
+
+// bgrPicture is an 8-bit BGR picture read in place. The junction search
+// reads its gradients at a few thousand pixels; working them out there
+// costs less than grey and Sobel pictures of a whole zone.
+type bgrPicture struct {
+	px         []uint8 // rows×cols×3, continuous
+	cols, rows int
+}
+
+func newBGRPicture(m gocv.Mat) (bgrPicture, bool) {
+	px, err := m.DataPtrUint8()
+	if err != nil || m.Type() != gocv.MatTypeCV8UC3 || len(px) != 3*m.Rows()*m.Cols() {
+		return bgrPicture{}, false
+	}
+	return bgrPicture{px: px, cols: m.Cols(), rows: m.Rows()}, true
+}
+
+// grey is the grey level at (x, y), clamped to the picture as
+// BORDER_REPLICATE does, in the fixed point (15 bits) that cv::cvtColor's
+// BGR2GRAY uses for 8-bit pictures.
+func (p bgrPicture) grey(x, y int) int32 {
+	x, y = min(max(x, 0), p.cols-1), min(max(y, 0), p.rows-1)
+	i := 3 * (y*p.cols + x)
+	return (int32(p.px[i])*3735 + int32(p.px[i+1])*19235 + int32(p.px[i+2])*9798 + 1<<14) >> 15
+}
+
+// sobel is the 3×3 Sobel gradient of the grey levels at (x, y), as
+// cv::Sobel with BORDER_REPLICATE gives it.
+func (p bgrPicture) sobel(x, y int) (gx, gy int32) {
+	tl, t, tr := p.grey(x-1, y-1), p.grey(x, y-1), p.grey(x+1, y-1)
+	l, r := p.grey(x-1, y), p.grey(x+1, y)
+	bl, b, br := p.grey(x-1, y+1), p.grey(x, y+1), p.grey(x+1, y+1)
+	return (tr + 2*r + br) - (tl + 2*l + bl), (bl + 2*b + br) - (tl + 2*t + tr)
 }
 
 // straightMM is how far the outline of a row of cards strays from a

@@ -2,7 +2,10 @@ package vision
 
 import (
 	"image"
+	"math/rand/v2"
 	"testing"
+
+	"gocv.io/x/gocv"
 )
 
 func TestStraightStretches(t *testing.T) {
@@ -33,5 +36,56 @@ func TestStraightStretches(t *testing.T) {
 	square := []image.Point{{0, 0}, {10, 0}, {10, 10}, {0, 10}}
 	if got := straightStretches(square, 3); len(got) != 4 {
 		t.Errorf("straightStretches(square) = %v, want its 4 edges", got)
+	}
+}
+
+// TestBGRPictureSobel checks the gradients worked out at single pixels
+// against OpenCV's grey conversion and Sobel filter, borders included.
+func TestBGRPictureSobel(t *testing.T) {
+	tests := []struct {
+		name       string
+		cols, rows int
+		seed       uint64
+	}{
+		{"noise", 23, 17, 1},
+		{"one row", 9, 1, 2},
+		{"one column", 1, 8, 3},
+		{"wider than a vector", 301, 5, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := gocv.NewMatWithSize(tc.rows, tc.cols, gocv.MatTypeCV8UC3)
+			defer src.Close()
+			px, err := src.DataPtrUint8()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(tc.seed, 9))
+			for i := range px {
+				px[i] = uint8(rng.IntN(256))
+			}
+			grey, gx, gy := gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+			defer grey.Close()
+			defer gx.Close()
+			defer gy.Close()
+			gocv.CvtColor(src, &grey, gocv.ColorBGRToGray)
+			gocv.Sobel(grey, &gx, gocv.MatTypeCV32F, 1, 0, 3, 1, 0, gocv.BorderReplicate)
+			gocv.Sobel(grey, &gy, gocv.MatTypeCV32F, 0, 1, 3, 1, 0, gocv.BorderReplicate)
+			pic, ok := newBGRPicture(src)
+			if !ok {
+				t.Fatal("newBGRPicture refused a BGR Mat")
+			}
+			for y := range tc.rows {
+				for x := range tc.cols {
+					if g, w := pic.grey(x, y), int32(grey.GetUCharAt(y, x)); g != w {
+						t.Errorf("grey(%d, %d) = %d, want %d", x, y, g, w)
+					}
+					gotX, gotY := pic.sobel(x, y)
+					if wantX, wantY := gx.GetFloatAt(y, x), gy.GetFloatAt(y, x); float32(gotX) != wantX || float32(gotY) != wantY {
+						t.Errorf("sobel(%d, %d) = %d, %d, want %v, %v", x, y, gotX, gotY, wantX, wantY)
+					}
+				}
+			}
+		})
 	}
 }

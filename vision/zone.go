@@ -35,7 +35,7 @@ type read struct {
 // Detector's read-only ones, so zones can be prepared side by side.
 func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	r := d.opts.PxPerMM
-	gocv.Remap(frame, &z.rect, &z.mapX, &z.mapY, gocv.InterpolationLinear, gocv.BorderConstant, black)
+	gocv.Remap(frame, &z.rect, &z.mapXY, &z.mapA, gocv.InterpolationLinear, gocv.BorderConstant, black)
 	z.reads, z.batch, z.pending = z.reads[:0], z.batch[:0], z.pending[:0]
 	gocv.CvtColor(z.rect, &z.hsv, gocv.ColorBGRToHSV)
 	gocv.InRangeWithScalar(z.hsv, paperLo, paperHi, &z.mask)
@@ -74,7 +74,8 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	if contours.Size() > 0 {
 		gocv.DrawContours(&z.filled, contours, -1, color.RGBA{R: 255, G: 255, B: 255, A: 255}, -1)
 	}
-	gradients := false
+	var pic bgrPicture
+	picOK := false
 	cardPx := cardW * cardH * r * r
 	var corners []corner
 	for i := 0; i < contours.Size(); i++ {
@@ -94,13 +95,12 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		approx.Close()
 		found := findCorners(pts, 7*r, 14*r, 25)
 		if a > 1.3*cardPx { // more than one card: look for hidden corners
-			if !gradients {
-				gocv.CvtColor(z.rect, &z.gray, gocv.ColorBGRToGray)
-				gocv.Sobel(z.gray, &z.gx, gocv.MatTypeCV32F, 1, 0, 3, 1, 0, gocv.BorderReplicate)
-				gocv.Sobel(z.gray, &z.gy, gocv.MatTypeCV32F, 0, 1, 3, 1, 0, gocv.BorderReplicate)
-				gradients = true
+			if pic.px == nil {
+				pic, picOK = newBGRPicture(z.rect)
 			}
-			found = append(found, findJunctions(z.gx, z.gy, pts, r, found)...)
+			if picOK {
+				found = append(found, findJunctions(pic, pts, r, found)...)
+			}
 		}
 		corners = append(corners, found...)
 	}
