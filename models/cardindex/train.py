@@ -40,21 +40,39 @@ def block(i, o, stride=1):
 
 
 class Net(nn.Module):
-    """About 160k weights and 7.7M multiply-adds a crop (the first model
-    had 214k and 38M): a stride-2 first convolution and two 2×2 poolings
-    take 72×40 to 9×5, plain 3×3 convolutions only (OpenCV 4.6 runs
-    them well on the CPU; depthwise ones gain little there). The flattened
-    9×5 map keeps where things are (rank above suit) for the last layer,
-    which a global pool would lose."""
+    """arch "v1" (the committed model): 214k weights, 38M multiply-adds a
+    crop; three 2×2 poolings take 72×40 to 9×5.
 
-    def __init__(self, n_classes, c=(16, 24, 48, 64)):
+    arch "v2" (faster, not adopted yet; see models/README.md): 159k
+    weights, 7.7M multiply-adds; a stride-2 first convolution and two 2×2
+    poolings take 72×40 to 9×5, plain 3×3 convolutions only (what OpenCV
+    4.6 runs well on the CPU).
+
+    In both the flattened 9×5 map keeps where things are (rank above suit)
+    for the last layer, which a global pool would lose."""
+
+    def __init__(self, n_classes, arch="v1"):
         super().__init__()
-        c0, c1, c2, c3 = c
+        if arch == "v1":
+            c1, c2, c3 = 24, 48, 64
+            layers = [
+                *block(3, c1), nn.MaxPool2d(2),
+                *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
+                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),
+                *block(c3, c3),
+            ]
+        elif arch == "v2":
+            c0, c1, c2, c3 = 16, 24, 48, 64
+            layers = [
+                *block(3, c0, stride=2),                    # 36×20
+                *block(c0, c1), nn.MaxPool2d(2),            # 18×10
+                *block(c1, c2), nn.MaxPool2d(2),            # 9×5
+                *block(c2, c3), *block(c3, c3),
+            ]
+        else:
+            raise ValueError(f"unknown arch {arch!r}")
         self.features = nn.Sequential(
-            *block(3, c0, stride=2),                    # 36×20
-            *block(c0, c1), nn.MaxPool2d(2),            # 18×10
-            *block(c1, c2), nn.MaxPool2d(2),            # 9×5
-            *block(c2, c3), *block(c3, c3),
+            *layers,
             nn.Conv2d(c3, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU(inplace=True),
         )
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 9 * 5, n_classes))
@@ -158,6 +176,8 @@ def main():
                     help="label smoothing; it caps a sure read's confidence near 1 - smoothing")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate of the one-cycle schedule")
     ap.add_argument("--checkpoint", help="also save the trained weights (state_dict) here")
+    ap.add_argument("--arch", choices=["v1", "v2"], default="v1",
+                    help="v1: the committed model's network; v2: the 4× cheaper stride-2 one")
     a = ap.parse_args()
     a.data = a.data or [".cache/cardindex"]
     a.val = a.val or a.data
@@ -175,7 +195,7 @@ def main():
 
     cw = torch.ones(len(classes))
     cw[classes.index("none")] = a.none_weight
-    net = Net(len(classes))
+    net = Net(len(classes), a.arch)
     print("parameters:", sum(p.numel() for p in net.parameters()), flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=5e-4)
     # A one-cycle schedule over wall time rather than steps: the cores are

@@ -53,7 +53,7 @@ func main() {
 	nTrain := flag.Int("train", 120000, "training crops")
 	nVal := flag.Int("val", 12000, "validation crops, from the held-out decks")
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same files")
-	restyle := flag.Float64("restyle", 0.75, "probability that a face is repainted as another design (restyle.go); 0 draws as the first recipe did")
+	restyle := flag.Float64("restyle", 0, "probability that a face is repainted as another design (restyle.go); 0 draws as the committed model's recipe did, 0.75 is the v2 experiment's")
 	flag.Parse()
 	if err := run(*out, *nTrain, *nVal, *seed, *restyle); err != nil {
 		log.Fatal(err)
