@@ -8,6 +8,9 @@ Run with Debian's Python, which has torch (CPU only):
 It reads the crops written by gendata (see models/README.md), trains for
 about --minutes of wall time on the CPU, measures top-1 accuracy on the
 held-out decks, and writes cardindex.onnx and cardindex.json to --out.
+--data may be given more than once: the training splits are joined, and
+the held-out (val) split of each --data (or of each --val, when given) is
+measured; the first one's figures go into cardindex.json.
 
 The network is kept to operations OpenCV 4.6's ONNX importer reads
 (Conv, BatchNormalization, Relu, MaxPool, Flatten, Gemm): the monitor runs
@@ -17,6 +20,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import math
 import os
 import time
 
@@ -31,23 +35,44 @@ ROWS, COLS = 72, 40
 MEAN, SCALE = 128.0, 1.0 / 64.0
 
 
-def block(i, o):
-    return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+def block(i, o, stride=1):
+    return [nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
 
 class Net(nn.Module):
-    """About 150k weights: three 2×2 poolings take 72×40 to 9×5, and the
-    flattened 9×5 map keeps where things are (rank above suit) for the
-    last layer, which a global pool would lose."""
+    """arch "v1" (the committed model): 214k weights, 38M multiply-adds a
+    crop; three 2×2 poolings take 72×40 to 9×5.
 
-    def __init__(self, n_classes, c=(24, 48, 64)):
+    arch "v2" (faster, not adopted yet; see models/README.md): 159k
+    weights, 7.7M multiply-adds; a stride-2 first convolution and two 2×2
+    poolings take 72×40 to 9×5, plain 3×3 convolutions only (what OpenCV
+    4.6 runs well on the CPU).
+
+    In both the flattened 9×5 map keeps where things are (rank above suit)
+    for the last layer, which a global pool would lose."""
+
+    def __init__(self, n_classes, arch="v1"):
         super().__init__()
-        c1, c2, c3 = c
+        if arch == "v1":
+            c1, c2, c3 = 24, 48, 64
+            layers = [
+                *block(3, c1), nn.MaxPool2d(2),
+                *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
+                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),
+                *block(c3, c3),
+            ]
+        elif arch == "v2":
+            c0, c1, c2, c3 = 16, 24, 48, 64
+            layers = [
+                *block(3, c0, stride=2),                    # 36×20
+                *block(c0, c1), nn.MaxPool2d(2),            # 18×10
+                *block(c1, c2), nn.MaxPool2d(2),            # 9×5
+                *block(c2, c3), *block(c3, c3),
+            ]
+        else:
+            raise ValueError(f"unknown arch {arch!r}")
         self.features = nn.Sequential(
-            *block(3, c1), nn.MaxPool2d(2),
-            *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
-            *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),
-            *block(c3, c3),
+            *layers,
             nn.Conv2d(c3, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU(inplace=True),
         )
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 9 * 5, n_classes))
@@ -60,6 +85,60 @@ def load(data, split):
     x = np.fromfile(os.path.join(data, f"{split}_x.u8"), np.uint8).reshape(-1, ROWS, COLS, 3)
     y = np.fromfile(os.path.join(data, f"{split}_y.u8"), np.uint8).astype(np.int64)
     return torch.from_numpy(x), torch.from_numpy(y)
+
+
+def load_train(dirs):
+    xs, ys = zip(*(load(d, "train") for d in dirs))
+    return torch.cat(xs), torch.cat(ys)
+
+
+def evaluate(net, d, classes, threshold):
+    """Measures the held-out (val) split of gendata folder d; returns the
+    accuracy record for cardindex.json."""
+    xv, yv = load(d, "val")
+    vdeck = np.fromfile(os.path.join(d, "val_deck.u8"), np.uint8)
+    vres = np.fromfile(os.path.join(d, "val_res.f32"), "<f4")
+    vmeta = json.load(open(os.path.join(d, "meta.json")))
+    p = predict(net, xv)
+    conf, pred = p.max(1)
+    pred, conf = pred.numpy(), conf.numpy()
+    yvn = yv.numpy()
+    ok = pred == yvn
+    low = conf < threshold
+    confident_wrong = (~ok) & (~low)
+    print(f"val {d} ({len(xv)} crops, restyle {vmeta.get('restyle', 0)}): held-out top-1 {ok.mean():.4f}, "
+          f"low-confidence {low.mean():.4f}, wrong among confident "
+          f"{confident_wrong.sum() / max(1, (~low).sum()):.4f} ({confident_wrong.sum()})")
+    per_deck = {}
+    for k, dk in enumerate(vmeta["heldout_decks"]):
+        m = vdeck == k
+        per_deck[dk] = {"n": int(m.sum()), "top1": round(float(ok[m].mean()), 4),
+                        "low_confidence": round(float(low[m].mean()), 4)}
+        print(f"  {dk:14s} n={m.sum():5d} top-1 {ok[m].mean():.4f} low-conf {low[m].mean():.4f} "
+              f"confident wrong {(confident_wrong[m]).sum()}")
+    per_res = {}
+    for lo, hi in [(1.5, 2.0), (2.0, 3.0), (3.0, 5.01)]:
+        m = (vres >= lo) & (vres < hi)
+        per_res[f"{lo}-{hi:g}"] = round(float(ok[m].mean()), 4)
+        print(f"  {lo}-{hi:g} px/mm n={m.sum():5d} top-1 {ok[m].mean():.4f} low-conf {low[m].mean():.4f}")
+    per_class = {}
+    for c, name in enumerate(classes):
+        m = yvn == c
+        if name in ("none", "back"):
+            per_class[name] = round(float(ok[m].mean()), 4)
+    print("  none/back:", per_class, flush=True)
+    return {
+        "set": f"gendata val split ({d.rstrip('/').split('/')[-1]}, seed {vmeta['seed']}, "
+               f"restyle {vmeta.get('restyle', 0)}): held-out decks, full augmentation, 1.5-5 px/mm",
+        "top1": round(float(ok.mean()), 4),
+        "low_confidence_threshold": threshold,
+        "low_confidence": round(float(low.mean()), 4),
+        "wrong_among_confident": round(float(confident_wrong.sum() / max(1, (~low).sum())), 4),
+        "per_deck": per_deck,
+        "per_resolution": per_res,
+        "none_back": per_class,
+        "_n": len(xv),
+    }
 
 
 def prep(xb):
@@ -78,7 +157,12 @@ def predict(net, x, bs=1024):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=".cache/cardindex")
+    ap.add_argument("--data", action="append",
+                    help="gendata output folder; repeat to join several training sets "
+                         "(default .cache/cardindex)")
+    ap.add_argument("--val", action="append",
+                    help="gendata folders whose val split to measure (default: each --data); "
+                         "the first goes into cardindex.json")
     ap.add_argument("--out", default="models/cardindex")
     ap.add_argument("--minutes", type=float, default=18)
     ap.add_argument("--batch", type=int, default=128)
@@ -88,79 +172,76 @@ def main():
                          "is worse than a doubtful read, and none is only 10%% of the crops")
     ap.add_argument("--threshold", type=float, default=0.8,
                     help="confidence below which a read counts as low confidence")
+    ap.add_argument("--smoothing", type=float, default=0.05,
+                    help="label smoothing; it caps a sure read's confidence near 1 - smoothing")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate of the one-cycle schedule")
+    ap.add_argument("--checkpoint", help="also save the trained weights (state_dict) here")
+    ap.add_argument("--arch", choices=["v1", "v2"], default="v1",
+                    help="v1: the committed model's network; v2: the 4× cheaper stride-2 one")
     a = ap.parse_args()
+    a.data = a.data or [".cache/cardindex"]
+    a.val = a.val or a.data
     torch.manual_seed(a.seed)
     torch.set_num_threads(os.cpu_count() or 2)
-    meta = json.load(open(os.path.join(a.data, "meta.json")))
+    metas = [json.load(open(os.path.join(d, "meta.json"))) for d in a.data + a.val]
+    meta = metas[0]
     classes = meta["classes"]
-    xt, yt = load(a.data, "train")
-    xv, yv = load(a.data, "val")
-    vdeck = np.fromfile(os.path.join(a.data, "val_deck.u8"), np.uint8)
-    vres = np.fromfile(os.path.join(a.data, "val_res.f32"), "<f4")
-    print(f"train {len(xt)}, val {len(xv)} (held-out decks {meta['heldout_decks']})", flush=True)
+    for m in metas[1:]:
+        if (m["classes"] != classes or m["crop"] != meta["crop"] or m["heldout_decks"] != meta["heldout_decks"]
+                or m["training_decks"] != meta["training_decks"]):
+            raise SystemExit("the --data and --val folders disagree on classes, crop or decks")
+    xt, yt = load_train(a.data)
+    print(f"train {len(xt)} from {a.data} (held-out decks {meta['heldout_decks']})", flush=True)
 
     cw = torch.ones(len(classes))
     cw[classes.index("none")] = a.none_weight
-    net = Net(len(classes))
+    net = Net(len(classes), a.arch)
     print("parameters:", sum(p.numel() for p in net.parameters()), flush=True)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
-    # The step count follows from the time budget: time a few steps first,
-    # then run a one-cycle schedule over the steps that fit.
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=5e-4)
+    # A one-cycle schedule over wall time rather than steps: the cores are
+    # shared, so a step count fitted to the first steps' speed can overrun
+    # the budget. The learning rate rises from lr/25 over the first 15% of
+    # --minutes, then falls along a cosine to lr/10⁴, and training stops
+    # when the time is up.
     budget = a.minutes * 60
     start = time.time()
-    step, total, sched = 0, None, None
+    step, done, epoch = 0, False, 0
+
+    def lr_at(f):
+        if f < 0.15:
+            return a.lr / 25 + (a.lr - a.lr / 25) * (1 - math.cos(math.pi * f / 0.15)) / 2
+        f = min(1.0, (f - 0.15) / 0.85)
+        return a.lr / 1e4 + (a.lr - a.lr / 1e4) * (1 + math.cos(math.pi * f)) / 2
+
     g = torch.Generator().manual_seed(a.seed)
-    while total is None or step < total:
+    while not done:
         perm = torch.randperm(len(xt), generator=g)
         net.train()
         for i in range(0, len(perm) - a.batch + 1, a.batch):
+            f = (time.time() - start) / budget
+            if f >= 1:
+                done = True
+                break
+            for pg in opt.param_groups:
+                pg["lr"] = lr_at(f)
             idx = perm[i:i + a.batch]
             xb, yb = prep(xt[idx]), yt[idx]
-            loss = F.cross_entropy(net(xb), yb, weight=cw, label_smoothing=0.05)
+            loss = F.cross_entropy(net(xb), yb, weight=cw, label_smoothing=a.smoothing)
             opt.zero_grad()
             loss.backward()
             opt.step()
             step += 1
-            if sched:
-                sched.step()
-            if step == 30 and total is None:
-                per = (time.time() - start) / 30
-                total = max(int(budget / per), 60)
-                print(f"{per * 1000:.0f} ms/step → {total} steps "
-                      f"({total * a.batch / len(xt):.1f} epochs)", flush=True)
-                sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=total - 29,
-                                                            pct_start=0.15)
             if step % 200 == 0:
-                print(f"step {step}/{total} loss {loss.item():.3f} {time.time() - start:.0f}s", flush=True)
-            if total is not None and step >= total:
-                break
+                el = time.time() - start
+                print(f"step {step} epoch {epoch} loss {loss.item():.3f} lr {lr_at(f):.2e} {el:.0f}s "
+                      f"({el / step * 1000:.0f} ms/step)", flush=True)
+        epoch += 1
+    print(f"trained {step} steps of {a.batch} ({step * a.batch / len(xt):.2f} epochs) in "
+          f"{time.time() - start:.0f}s", flush=True)
+    if a.checkpoint:
+        torch.save(net.state_dict(), a.checkpoint)
 
-    p = predict(net, xv)
-    conf, pred = p.max(1)
-    pred, conf = pred.numpy(), conf.numpy()
-    yvn = yv.numpy()
-    ok = pred == yvn
-    low = conf < a.threshold
-    confident_wrong = (~ok) & (~low)
-    print(f"held-out top-1 {ok.mean():.4f}, low-confidence {low.mean():.4f}, "
-          f"wrong among confident {confident_wrong.sum() / max(1, (~low).sum()):.4f}")
-    per_deck = {}
-    for k, d in enumerate(meta["heldout_decks"]):
-        m = vdeck == k
-        per_deck[d] = {"n": int(m.sum()), "top1": round(float(ok[m].mean()), 4),
-                       "low_confidence": round(float(low[m].mean()), 4)}
-        print(f"  {d:14s} n={m.sum():5d} top-1 {ok[m].mean():.4f} low-conf {low[m].mean():.4f}")
-    per_res = {}
-    for lo, hi in [(1.5, 2.0), (2.0, 3.0), (3.0, 5.01)]:
-        m = (vres >= lo) & (vres < hi)
-        per_res[f"{lo}-{hi:g}"] = round(float(ok[m].mean()), 4)
-        print(f"  {lo}-{hi:g} px/mm n={m.sum():5d} top-1 {ok[m].mean():.4f}")
-    per_class = {}
-    for c, name in enumerate(classes):
-        m = yvn == c
-        if name in ("none", "back"):
-            per_class[name] = round(float(ok[m].mean()), 4)
-    print("  none/back:", per_class)
+    accs = [evaluate(net, d, classes, a.threshold) for d in a.val]
 
     os.makedirs(a.out, exist_ok=True)
     onnx_path = os.path.join(a.out, "cardindex.onnx")
@@ -183,19 +264,10 @@ def main():
         "training_decks": meta["training_decks"],
         "heldout_decks": meta["heldout_decks"],
         "created": datetime.date.today().isoformat(),
-        "data": {"generator": "models/cardindex/gendata", "train": len(xt), "val": len(xv),
+        "data": {"generator": "models/cardindex/gendata", "train": len(xt), "val": accs[0].pop("_n"),
                  "seed": meta["seed"], "train_steps": step, "batch": a.batch,
                  "none_weight": a.none_weight},
-        "accuracy": {
-            "set": "gendata val split: held-out decks, full augmentation, 1.5-5 px/mm",
-            "top1": round(float(ok.mean()), 4),
-            "low_confidence_threshold": a.threshold,
-            "low_confidence": round(float(low.mean()), 4),
-            "wrong_among_confident": round(float(confident_wrong.sum() / max(1, (~low).sum())), 4),
-            "per_deck": per_deck,
-            "per_resolution": per_res,
-            "none_back": per_class,
-        },
+        "accuracy": accs[0],
     }
     with open(os.path.join(a.out, "cardindex.json"), "w") as f:
         json.dump(out, f, indent=2)

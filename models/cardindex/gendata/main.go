@@ -53,13 +53,14 @@ func main() {
 	nTrain := flag.Int("train", 120000, "training crops")
 	nVal := flag.Int("val", 12000, "validation crops, from the held-out decks")
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same files")
+	restyle := flag.Float64("restyle", 0, "probability that a face is repainted as another design (restyle.go); 0 draws as the committed model's recipe did, 0.75 is the v2 experiment's")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, *restyle); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(out string, nTrain, nVal int, seed uint64) error {
+func run(out string, nTrain, nVal int, seed uint64, restyle float64) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func run(out string, nTrain, nVal int, seed uint64) error {
 		decks []string
 	}{{"train", nTrain, g.train}, {"val", nVal, HeldOut}} {
 		start := time.Now()
-		x, y, deck, res, err := g.generate(set.n, set.decks, seed+uint64(len(set.name))<<32)
+		x, y, deck, res, err := g.generate(set.n, set.decks, seed+uint64(len(set.name))<<32, restyle)
 		if err != nil {
 			return err
 		}
@@ -106,6 +107,7 @@ func run(out string, nTrain, nVal int, seed uint64) error {
 		"train":          nTrain,
 		"val":            nVal,
 		"seed":           seed,
+		"restyle":        restyle,
 		"generated":      time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(meta, "", "  ")
@@ -200,7 +202,7 @@ func (g *generator) Close() {
 // generate makes n crops from the given decks. Sample i uses its own
 // random source (seed, i), so the output does not depend on the number of
 // workers.
-func (g *generator) generate(n int, decks []string, seed uint64) (x, y, deck []byte, res []float32, err error) {
+func (g *generator) generate(n int, decks []string, seed uint64, restyle float64) (x, y, deck []byte, res []float32, err error) {
 	const sz = classify.CropCols * classify.CropRows * 3
 	x = make([]byte, n*sz)
 	y = make([]byte, n)
@@ -214,7 +216,7 @@ func (g *generator) generate(n int, decks []string, seed uint64) (x, y, deck []b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newScene(g)
+			s := newScene(g, restyle)
 			defer s.Close()
 			for {
 				i := int(next.Add(1)) - 1

@@ -89,16 +89,20 @@ type scene struct {
 	tmp     gocv.Mat
 	crop    gocv.Mat
 	m       gocv.Mat // 2×3 or 3×3 float64 transform
+	styled  gocv.Mat // the main face, restyled (restyle.go)
+	stmp    gocv.Mat
+	restyle float64 // probability that a face is restyled; 0 keeps the first recipe's draws
 }
 
-func newScene(g *generator) *scene {
+func newScene(g *generator, restyle float64) *scene {
 	return &scene{g: g, cropper: classify.NewCropper(), small: gocv.NewMat(), layer: gocv.NewMat(),
-		tmp: gocv.NewMat(), crop: gocv.NewMat(), m: gocv.NewMat()}
+		tmp: gocv.NewMat(), crop: gocv.NewMat(), m: gocv.NewMat(), styled: gocv.NewMat(), stmp: gocv.NewMat(),
+		restyle: restyle}
 }
 
 func (s *scene) Close() {
 	s.cropper.Close()
-	for _, m := range []gocv.Mat{s.small, s.layer, s.tmp, s.crop, s.m} {
+	for _, m := range []gocv.Mat{s.small, s.layer, s.tmp, s.crop, s.m, s.styled, s.stmp} {
 		m.Close()
 	}
 }
@@ -183,6 +187,23 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 		}
 	}
 
+	// Another design: the face repainted (restyle.go), its index scaled
+	// about the corner that is cut.
+	if s.restyle > 0 && out.deck != "" && mainFace.Ptr() != nil {
+		st := drawStyle(r, s.restyle, ext.Y >= 30)
+		if !st.none() {
+			fx, fy := float64(mainFace.Cols())/cardW, float64(mainFace.Rows())/cardH
+			o := Vec{X: mainCorner.O.X * fx, Y: mainCorner.O.Y * fy}
+			if err := restyle(mainFace, st, o, &s.styled, &s.stmp); err != nil {
+				return out, err
+			}
+			mainFace = s.styled
+			if out.class != classNone {
+				ext = Vec{X: ext.X * st.sx, Y: ext.Y * st.sy}
+			}
+		}
+	}
+
 	// A card of the hand dealt before this one, lying under it.
 	if mainFace.Ptr() != nil && r.Float64() < 0.35 {
 		if err := s.drawRandomCard(r, &canvas, rigid(Vec{-uni(r, 8, 30), uni(r, -15, 10)}, uni(r, -0.15, 0.15)), qToCanvas, px); err != nil {
@@ -211,7 +232,7 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 
 	// The camera: perspective, blur, light, noise, compression.
 	h := s.perspective(r, &canvas)
-	blurAndLight(r, &canvas, px)
+	blurAndLight(r, &canvas, px, s.restyle > 0)
 	if err := compress(r, &canvas); err != nil {
 		return out, err
 	}
@@ -455,11 +476,29 @@ func homography(src, dst []Vec) [9]float64 {
 
 // blurAndLight defocuses the canvas a little, then applies uneven light
 // (a gradient across it), a colour cast and sensor noise.
-func blurAndLight(r *rand.Rand, canvas *gocv.Mat, px float64) {
+//
+// With more (the restyle recipe) the blur reaches σ 1.3 px (1.1 px below
+// 2.2 px/mm), and a fifth of the canvases are sharpened by an unsharp
+// mask, as cameras do, before the light.
+func blurAndLight(r *rand.Rand, canvas *gocv.Mat, px float64, more bool) {
 	if r.Float64() < 0.6 {
 		sigma := uni(r, 0.2, 0.9)
+		if more && r.Float64() < 0.3 {
+			sigma = uni(r, 0.9, 1.3)
+			if px < 2.2 {
+				sigma = uni(r, 0.9, 1.1)
+			}
+		}
 		k := 2*int(math.Ceil(3*sigma)) + 1
 		gocv.GaussianBlur(*canvas, canvas, image.Pt(k, k), sigma, sigma, gocv.BorderReplicate)
+	}
+	if more && r.Float64() < 0.2 {
+		sigma, amount := uni(r, 0.7, 1.5), uni(r, 0.3, 1.2)
+		k := 2*int(math.Ceil(3*sigma)) + 1
+		bl := gocv.NewMat()
+		gocv.GaussianBlur(*canvas, &bl, image.Pt(k, k), sigma, sigma, gocv.BorderReplicate)
+		gocv.AddWeighted(*canvas, 1+amount, bl, -amount, 0, canvas)
+		bl.Close()
 	}
 	d, err := canvas.DataPtrUint8()
 	if err != nil {
