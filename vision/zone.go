@@ -291,19 +291,10 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		if !rd.res.Card.Valid() {
 			continue
 		}
-		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
-		// An index corner puts the card's body on the paper. A reading at
-		// a corner whose card would lie off the paper is the model seeing
-		// an index where there is none (a corner of another kind).
-		on := 0
-		for _, k := range [5][2]float64{{0, 0}, {-0.35, -0.35}, {0.35, -0.35}, {0.35, 0.35}, {-0.35, 0.35}} {
-			if onPaper(c.add(rd.at.U.scale(k[0] * cardW)).add(rd.at.V.scale(k[1] * cardH))) {
-				on++
-			}
-		}
-		if on < 5 {
+		if !bodyOnPaper(rd.at, onPaper) {
 			continue
 		}
+		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
 		var g *group
 		for _, f := range faces {
 			if f.card == rd.res.Card && f.centre.sub(c).len() < 10 {
@@ -388,6 +379,23 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
 	}
 	return out
+}
+
+// bodyOnPaper reports whether the body of the card whose index corner is
+// at lies on the paper. A reading at a corner whose card would lie off the
+// paper is the model seeing an index where there is none (a corner of
+// another kind, or one read turned a quarter). The body is tested at its
+// centre and at four points towards its corners, inside its pip area: the
+// index columns along the long edges are left out, as their ink reaches
+// the edge in some decks, where the outline of the paper has notches.
+func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
+	c := at.P.add(at.U.scale(cardW / 2)).add(at.V.scale(cardH / 2))
+	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
+		if !onPaper(c.add(at.U.scale(k[0] * cardW)).add(at.V.scale(k[1] * cardH))) {
+			return false
+		}
+	}
+	return true
 }
 
 // observation builds a card seen at centre with its long edge along v.
