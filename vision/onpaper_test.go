@@ -3,6 +3,10 @@ package vision
 import (
 	"math"
 	"testing"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/vision/classify"
 )
 
 // TestBodyOnPaper checks the test that a corner read as an index has its
@@ -71,6 +75,46 @@ func TestBodyOnPaper(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := bodyOnPaper(tt.at, paper(tt.cards, tt.notched)); got != tt.want {
 				t.Errorf("bodyOnPaper = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestObserveTurnedReading checks that a card of a deck with an index in
+// every corner, read also at a corner of the other kind a quarter turned,
+// is one card, while two cards alike in one hand stay two.
+func TestObserveTurnedReading(t *testing.T) {
+	var pts []calibration.Correspondence
+	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
+		pts = append(pts, calibration.Correspondence{Table: p, X: 500 + p.X, Y: 500 + p.Y})
+	}
+	cal, err := calibration.FromCorrespondences(&calibration.Table{ImageWidth: 1000, ImageHeight: 1000}, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Detector{cal: cal, opts: DefaultOptions()}
+	nine := cards.MustParse("9D")
+	at := func(p, u, v point2, conf float64) read {
+		return read{res: classify.Result{Card: nine, Confidence: conf}, at: corner{P: p, U: u, V: v}}
+	}
+	index := at(point2{0, 0}, point2{1, 0}, point2{0, 1}, 0.95)
+	step := point2{14, -16} // the next card of a hand
+	tests := []struct {
+		name  string
+		reads []read
+		want  int
+	}{
+		{"a card read at its index corner", []read{index}, 1},
+		{"and at its bottom-left corner, a quarter turned", []read{index, at(point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.53)}, 1},
+		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, 1},
+		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, 2},
+		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := d.observe(tt.reads, func(point2) bool { return true })
+			if len(got) != tt.want {
+				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
 			}
 		})
 	}

@@ -320,6 +320,25 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 			}
 		}
 	}
+	// A deck with an index in every corner is read at a corner of the
+	// other kind too, a quarter turned: its card's centre comes out
+	// (cardH-cardW)/2 off along both of the card's axes, and turned a
+	// quarter. Where the same card is read surer as the card that corner
+	// is of, the turned reading is that card's.
+	const turnedOff = (cardH - cardW) / 2
+	for _, g := range faces {
+		v := g.v.unit()
+		u := point2{-v.Y, v.X}
+		for _, h := range faces {
+			if g.n == 0 || h.n == 0 || h == g || h.card != g.card || h.conf >= g.conf {
+				continue
+			}
+			d := h.centre.sub(g.centre)
+			if math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, h.v.unit())) < 0.5 {
+				h.n = 0
+			}
+		}
+	}
 	for _, g := range faces {
 		if g.n == 0 {
 			continue
