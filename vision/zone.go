@@ -291,19 +291,10 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		if !rd.res.Card.Valid() {
 			continue
 		}
-		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
-		// An index corner puts the card's body on the paper. A reading at
-		// a corner whose card would lie off the paper is the model seeing
-		// an index where there is none (a corner of another kind).
-		on := 0
-		for _, k := range [5][2]float64{{0, 0}, {-0.35, -0.35}, {0.35, -0.35}, {0.35, 0.35}, {-0.35, 0.35}} {
-			if onPaper(c.add(rd.at.U.scale(k[0] * cardW)).add(rd.at.V.scale(k[1] * cardH))) {
-				on++
-			}
-		}
-		if on < 5 {
+		if !bodyOnPaper(rd.at, onPaper) {
 			continue
 		}
+		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
 		var g *group
 		for _, f := range faces {
 			if f.card == rd.res.Card && f.centre.sub(c).len() < 10 {
@@ -325,6 +316,25 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	for i, g := range faces {
 		for j, h := range faces {
 			if i != j && g.n > 0 && h.n > 0 && g.centre.sub(h.centre).len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
+				h.n = 0
+			}
+		}
+	}
+	// A deck with an index in every corner is read at a corner of the
+	// other kind too, a quarter turned: its card's centre comes out
+	// (cardH-cardW)/2 off along both of the card's axes, and turned a
+	// quarter. Where the same card is read surer as the card that corner
+	// is of, the turned reading is that card's.
+	const turnedOff = (cardH - cardW) / 2
+	for _, g := range faces {
+		v := g.v.unit()
+		u := point2{-v.Y, v.X}
+		for _, h := range faces {
+			if g.n == 0 || h.n == 0 || h == g || h.card != g.card || h.conf >= g.conf {
+				continue
+			}
+			d := h.centre.sub(g.centre)
+			if math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, h.v.unit())) < 0.5 {
 				h.n = 0
 			}
 		}
@@ -388,6 +398,23 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
 	}
 	return out
+}
+
+// bodyOnPaper reports whether the body of the card whose index corner is
+// at lies on the paper. A reading at a corner whose card would lie off the
+// paper is the model seeing an index where there is none (a corner of
+// another kind, or one read turned a quarter). The body is tested at its
+// centre and at four points towards its corners, inside its pip area: the
+// index columns along the long edges are left out, as their ink reaches
+// the edge in some decks, where the outline of the paper has notches.
+func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
+	c := at.P.add(at.U.scale(cardW / 2)).add(at.V.scale(cardH / 2))
+	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
+		if !onPaper(c.add(at.U.scale(k[0] * cardW)).add(at.V.scale(k[1] * cardH))) {
+			return false
+		}
+	}
+	return true
 }
 
 // observation builds a card seen at centre with its long edge along v.

@@ -1,0 +1,121 @@
+package vision
+
+import (
+	"math"
+	"testing"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/vision/classify"
+)
+
+// TestBodyOnPaper checks the test that a corner read as an index has its
+// card's body on the paper, with the paper drawn in table mm: index ink
+// that reaches a card's edge notches the outline and must not lose the
+// card, while a corner read turned a quarter must still be refused.
+func TestBodyOnPaper(t *testing.T) {
+	type box struct{ x0, y0, x1, y1 float64 }
+	in := func(b box, p point2) bool { return p.X >= b.x0 && p.X <= b.x1 && p.Y >= b.y0 && p.Y <= b.y1 }
+	card := box{0, 0, cardW, cardH}
+	// Index columns printed up to the edge, as camera blur leaves them:
+	// the number and its pip, some 11 mm wide and 20 long, in a corner.
+	notches := []box{
+		{cardW - 11, 2, cardW, 22},                 // top right
+		{0, cardH - 22, 11, cardH - 2},             // bottom left
+		{0, 2, 11, 22},                             // top left
+		{cardW - 11, cardH - 22, cardW, cardH - 2}, // bottom right
+	}
+	paper := func(cards []box, notched int) func(point2) bool {
+		return func(p point2) bool {
+			for _, n := range notches[:notched] {
+				if in(n, p) {
+					return false
+				}
+			}
+			for _, c := range cards {
+				if in(c, p) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	topLeft := corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{0, 1}}
+	// The bottom-left corner of a four-index deck, read with the frame a
+	// quarter turned: its card would stick out 25 mm past the right edge.
+	turned := corner{P: point2{0, cardH}, U: point2{0, -1}, V: point2{1, 0}}
+	// The next card of the hand lies up and to the right, over part of
+	// where that turned card would be.
+	next := box{15, -22, 15 + cardW, -22 + cardH}
+	// A sideways double on top of a hand: the polygon cuts its long edge
+	// in two near the corner, and the short piece the corner is taken
+	// from is some 9° off, so its body is reckoned turned that much.
+	tilt := math.Sin(9 * math.Pi / 180)
+	tilted := func(sign float64) corner {
+		return corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{sign * tilt, 1}.unit()}
+	}
+	tests := []struct {
+		name    string
+		at      corner
+		cards   []box
+		notched int
+		want    bool
+	}{
+		{"a card alone", topLeft, []box{card}, 0, true},
+		{"index ink up to the edge at the far top corner", topLeft, []box{card}, 1, true},
+		{"index ink up to the edge at two corners", topLeft, []box{card}, 2, true},
+		{"index ink up to the edge at all four corners", topLeft, []box{card}, 4, true},
+		{"a sideways double, its long edge reckoned 9° off", tilted(-1), []box{card}, 0, true},
+		{"a sideways double, its long edge reckoned 9° off the other way", tilted(1), []box{card}, 0, true},
+		{"a corner read a quarter turned", turned, []box{card}, 0, false},
+		{"a corner read a quarter turned, the next card over its overhang", turned, []box{card, next}, 4, false},
+		{"off the paper", corner{P: point2{cardW + 5, 0}, U: point2{1, 0}, V: point2{0, 1}}, []box{card}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := bodyOnPaper(tt.at, paper(tt.cards, tt.notched)); got != tt.want {
+				t.Errorf("bodyOnPaper = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestObserveTurnedReading checks that a card of a deck with an index in
+// every corner, read also at a corner of the other kind a quarter turned,
+// is one card, while two cards alike in one hand stay two.
+func TestObserveTurnedReading(t *testing.T) {
+	var pts []calibration.Correspondence
+	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
+		pts = append(pts, calibration.Correspondence{Table: p, X: 500 + p.X, Y: 500 + p.Y})
+	}
+	cal, err := calibration.FromCorrespondences(&calibration.Table{ImageWidth: 1000, ImageHeight: 1000}, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Detector{cal: cal, opts: DefaultOptions()}
+	nine := cards.MustParse("9D")
+	at := func(p, u, v point2, conf float64) read {
+		return read{res: classify.Result{Card: nine, Confidence: conf}, at: corner{P: p, U: u, V: v}}
+	}
+	index := at(point2{0, 0}, point2{1, 0}, point2{0, 1}, 0.95)
+	step := point2{14, -16} // the next card of a hand
+	tests := []struct {
+		name  string
+		reads []read
+		want  int
+	}{
+		{"a card read at its index corner", []read{index}, 1},
+		{"and at its bottom-left corner, a quarter turned", []read{index, at(point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.53)}, 1},
+		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, 1},
+		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, 2},
+		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := d.observe(tt.reads, func(point2) bool { return true })
+			if len(got) != tt.want {
+				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
+			}
+		})
+	}
+}
