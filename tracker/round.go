@@ -311,15 +311,17 @@ func dropMisreads(cs []Card) (kept, dropped []Card) {
 		}
 	}
 	if sideways == 1 && len(cs) > 3 {
-		k := slices.DeleteFunc(slices.Clone(cs), doubtful)
-		if len(k) == 3 && k[2].Sideways {
-			for _, c := range cs {
-				if doubtful(c) {
-					dropped = append(dropped, c)
-				}
+		for _, c := range cs {
+			if doubtful(c) {
+				dropped = append(dropped, c)
+			} else {
+				kept = append(kept, c)
 			}
-			return k, dropped
 		}
+		if len(kept) == 3 && kept[2].Sideways {
+			return kept, dropped
+		}
+		kept, dropped = nil, nil
 	}
 	for len(cs) > 2 && doubtful(cs[len(cs)-1]) && cards.Score(cardsOf(cs[:len(cs)-1])).Bust() {
 		dropped = append(dropped, cs[len(cs)-1])

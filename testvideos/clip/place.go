@@ -15,17 +15,18 @@ import (
 // split card itself moves.
 var handSlot = [...]float64{0, 1, -1, 2}
 
-// handOffset is where hand `hand` of seat s lies, from its first hand. At
-// the two end seats the first split goes towards the table's middle, as
-// there is no felt, and no camera view, beyond the end spot; a second
-// re-split there has no room left inside the view.
-func handOffset(l *scene.Layout, s scene.Seat, hand int) scene.Point {
+// handCard is where card index (from 0) of hand `hand` of seat s lies, as
+// dealt flat: split hands go by handSlot, except at the two end seats,
+// where the first split goes towards the table's middle, as there is no
+// felt, and no camera view, beyond the end spot (a second re-split there
+// has no room left inside the view).
+func handCard(l *scene.Layout, s scene.Seat, hand, index int) scene.Point {
 	off := s.SplitOffset.Scale(2 * handSlot[min(hand, len(handSlot)-1)])
 	end := s.Number == 1 || s.Number == len(l.Seats)
 	if end && s.FirstCard.Center.X*s.SplitOffset.X > 0 {
 		off = off.Scale(-1) // SplitOffset points away from the middle
 	}
-	return off
+	return s.FirstCard.Center.Add(off).Add(s.Step.Scale(float64(index)))
 }
 
 // Pose returns where a card lies on the table in placement p.
@@ -37,7 +38,7 @@ func Pose(l *scene.Layout, p script.Placement) scene.Pose {
 	} else {
 		s := l.Seats[c.Seat-1]
 		pose = scene.Pose{
-			Center: s.FirstCard.Center.Add(handOffset(l, s, p.Hand)).Add(s.Step.Scale(float64(p.Index))),
+			Center: handCard(l, s, p.Hand, p.Index),
 			RotDeg: s.FirstCard.RotDeg,
 		}
 		if c.Sideways {
@@ -68,7 +69,7 @@ func ArmOver(l *scene.Layout, a script.Arm, frame int) scene.Occluder {
 		target = l.Dealer.CardPose(a.Index).Center
 	} else {
 		s := l.Seats[a.Seat-1]
-		target = s.FirstCard.Center.Add(handOffset(l, s, a.Hand)).Add(s.Step.Scale(float64(a.Index)))
+		target = handCard(l, s, a.Hand, a.Index)
 	}
 	// The forearm comes from the dealer, behind the chip tray.
 	dx, dy := target.X, target.Y-(l.Dealer.Tray[0].Y-150)

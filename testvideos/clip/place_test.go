@@ -29,7 +29,7 @@ func TestEveryHandInView(t *testing.T) {
 		}
 		for hand := range hands {
 			for i := range 6 {
-				pose := scene.Pose{Center: s.FirstCard.Center.Add(handOffset(l, s, hand)).Add(s.Step.Scale(float64(i))), RotDeg: s.FirstCard.RotDeg + 3}
+				pose := scene.Pose{Center: handCard(l, s, hand, i), RotDeg: s.FirstCard.RotDeg + 3}
 				for _, p := range pose.Corners() {
 					x, y := cam.Project(p)
 					if x < margin || y < margin || x > float64(cc.Width-margin) || y > float64(cc.Height-margin) {
