@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"bjmonitor/calibration"
@@ -297,12 +298,45 @@ func cardsOf(cs []Card) []cards.Card {
 }
 
 // dropMisreads takes out of a hand the cards only ever read doubtfully
-// that the rules say cannot be there: a card besides the one a double
-// takes (a doubled hand holds exactly three, the third sideways), or a
-// card after the hand busted. Such a reading comes from a corner where two
-// cards overlap, which the model sees as an index. A card read clearly is
-// never taken out: the rules then only raise a doubt.
+// that cannot be there: a card that lies back among the hand's cards
+// instead of further along it (a dealer lays each card past the one
+// before), a card besides the one a double takes (a doubled hand holds
+// exactly three, the third sideways), or a card after the hand busted.
+// Such a reading comes from a corner where two cards overlap, which the
+// model sees as an index. A card read clearly is never taken out: the
+// rules then only raise a doubt.
 func dropMisreads(cs []Card) (kept, dropped []Card) {
+	cs, dropped = dropBehind(cs)
+	kept, more := dropByRules(cs)
+	return kept, append(dropped, more...)
+}
+
+// dropBehind takes out the doubtful cards, sideways or not, that lie no
+// further along the hand than the card dealt before them. The hand's
+// direction is from its first card to that card, so the test starts at
+// its third card.
+func dropBehind(cs []Card) (kept, dropped []Card) {
+	for _, c := range cs {
+		if len(kept) >= 2 && c.Card.Valid() && c.Confidence < clearRead {
+			first, last := kept[0].At, kept[len(kept)-1].At
+			dx, dy := last.X-first.X, last.Y-first.Y
+			if n := math.Hypot(dx, dy); n >= minSpreadMM && ((c.At.X-first.X)*dx+(c.At.Y-first.Y)*dy)/n <= n {
+				dropped = append(dropped, c)
+				continue
+			}
+		}
+		kept = append(kept, c)
+	}
+	return kept, dropped
+}
+
+// minSpreadMM is how far a hand's cards must spread for dropBehind to
+// tell its direction.
+const minSpreadMM = 8.0
+
+// dropByRules applies the game's rules: a doubled hand takes one card,
+// a busted hand none.
+func dropByRules(cs []Card) (kept, dropped []Card) {
 	doubtful := func(c Card) bool { return c.Card.Valid() && !c.Sideways && c.Confidence < clearRead }
 	sideways := 0
 	for _, c := range cs {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"bjmonitor/calibration"
 	"bjmonitor/cards"
 )
 
@@ -11,20 +12,39 @@ func TestDropMisreads(t *testing.T) {
 	c := func(s string, conf float64, sideways bool) Card {
 		return Card{Card: cards.MustParse(s), Text: s, Confidence: conf, Sideways: sideways}
 	}
+	// spread lays the cards out as a dealer does, each 15 mm right of and
+	// 17 mm above the one before, unless a card has a place of its own.
+	spread := func(cs ...Card) []Card {
+		for i := range cs {
+			if cs[i].At == (calibration.Point{}) {
+				cs[i].At = calibration.Point{X: float64(15 * i), Y: float64(400 - 17*i)}
+			}
+		}
+		return cs
+	}
+	at := func(c Card, x, y float64) Card { c.At = calibration.Point{X: x, Y: y}; return c }
 	tests := []struct {
 		name       string
 		in         []Card
 		kept, gone string
 	}{
-		{"a doubtful card after the double", []Card{c("2S", .9, false), c("7D", .9, false), c("5S", .9, true), c("QS", .36, false)}, "2S 7D 5S", "QS"},
-		{"a doubtful card before the double", []Card{c("2S", .9, false), c("7D", .9, false), c("QS", .4, false), c("5S", .9, true)}, "2S 7D 5S", "QS"},
-		{"a clear card after the double stays", []Card{c("2S", .9, false), c("7D", .9, false), c("5S", .9, true), c("QS", .8, false)}, "2S 7D 5S QS", ""},
-		{"two doubtful cards around a double", []Card{c("2S", .9, false), c("3D", .4, false), c("7D", .9, false), c("5S", .9, true), c("QS", .4, false)}, "2S 7D 5S", "3D QS"},
-		{"a doubled hand of three stays", []Card{c("2S", .9, false), c("7D", .4, false), c("5S", .9, true)}, "2S 7D 5S", ""},
-		{"a doubtful card after a bust", []Card{c("TS", .9, false), c("6D", .9, false), c("9C", .9, false), c("4H", .4, false)}, "TS 6D 9C", "4H"},
-		{"a clear card after a bust stays", []Card{c("TS", .9, false), c("6D", .9, false), c("9C", .9, false), c("4H", .7, false)}, "TS 6D 9C 4H", ""},
-		{"a doubtful card that busts stays", []Card{c("TS", .9, false), c("6D", .9, false), c("9C", .4, false)}, "TS 6D 9C", ""},
-		{"a doubtful card in an ordinary hand stays", []Card{c("TS", .9, false), c("2D", .4, false), c("5C", .9, false)}, "TS 2D 5C", ""},
+		{"a doubtful card after the double", spread(c("2S", .9, false), c("7D", .9, false), c("5S", .9, true), c("QS", .36, false)), "2S 7D 5S", "QS"},
+		{"a doubtful card before the double", spread(c("2S", .9, false), c("7D", .9, false), c("QS", .4, false), c("5S", .9, true)), "2S 7D 5S", "QS"},
+		{"a clear card after the double stays", spread(c("2S", .9, false), c("7D", .9, false), c("5S", .9, true), c("QS", .8, false)), "2S 7D 5S QS", ""},
+		{"two doubtful cards around a double", spread(c("2S", .9, false), c("3D", .4, false), c("7D", .9, false), c("5S", .9, true), c("QS", .4, false)), "2S 7D 5S", "3D QS"},
+		{"a doubled hand of three stays", spread(c("2S", .9, false), c("7D", .4, false), c("5S", .9, true)), "2S 7D 5S", ""},
+		{"a doubtful card after a bust", spread(c("TS", .9, false), c("6D", .9, false), c("9C", .9, false), c("4H", .4, false)), "TS 6D 9C", "4H"},
+		{"a clear card after a bust stays", spread(c("TS", .9, false), c("6D", .9, false), c("9C", .9, false), c("4H", .7, false)), "TS 6D 9C 4H", ""},
+		{"a doubtful card that busts stays", spread(c("TS", .9, false), c("6D", .9, false), c("9C", .4, false)), "TS 6D 9C", ""},
+		{"a doubtful card in an ordinary hand stays", spread(c("TS", .9, false), c("2D", .4, false), c("5C", .9, false)), "TS 2D 5C", ""},
+		// dondorf seed 1801 round 1005: a phantom sideways QS between the
+		// two cards, taken for a double.
+		{"a doubtful sideways card back among the hand", spread(at(c("9S", .98, false), -1, 408), at(c("6H", .93, false), 14, 393), at(c("QS", .41, true), 13, 420)), "9S 6H", "QS"},
+		// Round 1000: a phantom 4C beside the third card, towards the split hand.
+		{"a doubtful card level with the last", spread(at(c("4C", .96, false), -1, 410), at(c("AD", .97, false), 12, 390), at(c("3C", .97, false), 27, 376), at(c("4C", .36, false), 52, 405)), "4C AD 3C", "4C"},
+		{"a clear card back among the hand stays", spread(at(c("9S", .98, false), -1, 408), at(c("6H", .93, false), 14, 393), at(c("QS", .8, true), 13, 420)), "9S 6H QS", ""},
+		{"a doubtful sideways double further along stays", spread(c("9S", .98, false), c("2H", .93, false), c("QS", .41, true)), "9S 2H QS", ""},
+		{"cards in one place tell no direction", []Card{c("TS", .9, false), c("2D", .9, false), c("5C", .4, false)}, "TS 2D 5C", ""},
 	}
 	text := func(cs []Card) string {
 		var out []string
