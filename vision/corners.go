@@ -116,3 +116,86 @@ func orientation(poly []image.Point) float64 {
 	}
 	return 1
 }
+
+// notchedCorners returns the card corners of an outline (as findCorners
+// takes it, r pixels a mm) where an index printed at the very edge of the
+// card notches the paper's outline: the outline wanders in and out near
+// the corner, so its straight edges meet only after a detour longer than
+// findCorners allows. Here two long edges at a right angle make a corner
+// when the point their lines meet lies on the outline (within 3 mm: the
+// corner's tip survives), both edges end within 12 mm of it, and every
+// point of the outline between them lies inside the corner: a notch, not
+// the step between two cards of a fan. Corners within 3 mm of one in have
+// are left out.
+func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
+	n := len(poly)
+	if n < 4 {
+		return nil
+	}
+	orient := orientation(poly)
+	type edge struct {
+		a, b point2
+		i    int
+	}
+	var long []edge
+	for i := range poly {
+		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%n])
+		if b.sub(a).len() >= 7*r {
+			long = append(long, edge{a, b, i})
+		}
+	}
+	cosMax := math.Cos(65 * math.Pi / 180)
+	var out []corner
+	for k, e1 := range long {
+		for s := 1; s <= 3 && s < len(long); s++ {
+			e2 := long[(k+s)%len(long)]
+			d1, d2 := e1.b.sub(e1.a).unit(), e2.b.sub(e2.a).unit()
+			den := cross(d1, d2)
+			if math.Abs(dot(d1, d2)) > cosMax || den*orient <= 0 {
+				continue
+			}
+			p := e1.a.add(d1.scale(cross(e2.a.sub(e1.a), d2) / den))
+			if p.sub(e1.b).len() > 12*r || e2.a.sub(p).len() > 12*r ||
+				dot(p.sub(e1.b), d1) < -r || dot(e2.a.sub(p), d2) < -r {
+				continue
+			}
+			// The card lies towards -d1 and d2 from the corner.
+			inside := true
+			for j := (e1.i + 1) % n; j != e2.i; j = (j + 1) % n {
+				q := toPoint2(poly[j]).sub(p)
+				inside = inside && dot(q, d1) <= r && dot(q, d2) >= -r
+			}
+			if !inside || distToPoly(poly, p) > 3*r {
+				continue
+			}
+			known := false
+			for _, h := range append(have, out...) {
+				known = known || h.P.sub(p).len() < 3*r
+			}
+			if !known {
+				u, v := d1.scale(-1), d2
+				if cross(u, v) < 0 {
+					u, v = v, u
+				}
+				out = append(out, corner{P: p, U: u, V: v})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// distToPoly is the distance from q to the closed polygon's nearest edge.
+func distToPoly(poly []image.Point, q point2) float64 {
+	best := math.Inf(1)
+	for i := range poly {
+		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
+		ab := b.sub(a)
+		t := 0.0
+		if l2 := dot(ab, ab); l2 > 0 {
+			t = math.Max(0, math.Min(1, dot(q.sub(a), ab)/l2))
+		}
+		best = math.Min(best, q.sub(a.add(ab.scale(t))).len())
+	}
+	return best
+}

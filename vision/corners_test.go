@@ -2,8 +2,11 @@ package vision
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"testing"
+
+	"gocv.io/x/gocv"
 )
 
 func TestFindCorners(t *testing.T) {
@@ -75,5 +78,89 @@ func TestAlongBorder(t *testing.T) {
 				t.Errorf("alongBorder(%+v) = %v, want %v", tt.c, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHullCorners draws a hand of two cards, the top one with an index
+// printed at the very edge in each corner (dondorf's), which notches the
+// paper's outline, as the zone's paper mask shows it, and outlines it the
+// way prepareZone does. The top card's corners are found, where
+// findCorners alone misses them, and nothing is found that is not a
+// card's corner.
+func TestNotchedCorners(t *testing.T) {
+	const r = 2.5 // px a mm
+	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 600, 600, gocv.MatTypeCV8U)
+	defer mask.Close()
+	// card returns a card's corners, cardW×cardH mm, centred at (cx, cy)
+	// mm and turned by deg, in pixels; the first is its top-left.
+	card := func(cx, cy, deg float64) [4]point2 {
+		s, c := math.Sincos(deg * math.Pi / 180)
+		u, v := point2{c, s}, point2{-s, c}
+		o := point2{cx, cy}.sub(u.scale(cardW / 2)).sub(v.scale(cardH / 2))
+		return [4]point2{o.scale(r), o.add(u.scale(cardW)).scale(r), o.add(u.scale(cardW)).add(v.scale(cardH)).scale(r), o.add(v.scale(cardH)).scale(r)}
+	}
+	fill := func(ps []point2, white bool) {
+		var pts []image.Point
+		for _, p := range ps {
+			pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
+		}
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+		defer pv.Close()
+		col := color.RGBA{}
+		if white {
+			col = color.RGBA{R: 255, G: 255, B: 255, A: 255}
+		}
+		gocv.FillPoly(&mask, pv, col)
+	}
+	under, top := card(100, 140, 20), card(140, 95, 20)
+	fill(under[:], true)
+	fill(top[:], true)
+	// An index touching the edge near each of the top card's corners: ink
+	// from 3 to 9 mm along each edge, 1.5 mm deep.
+	for i, p := range top {
+		a, b := top[(i+1)%4].sub(p).unit(), top[(i+3)%4].sub(p).unit()
+		for _, e := range [2][2]point2{{a, b}, {b, a}} {
+			along, in := e[0], e[1]
+			q := p.add(along.scale(3 * r)).sub(in.scale(r)) // from just outside the card
+			fill([]point2{q, q.add(along.scale(6 * r)), q.add(along.scale(6 * r)).add(in.scale(2.5 * r)), q.add(in.scale(2.5 * r))}, false)
+		}
+	}
+	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	if contours.Size() != 1 {
+		t.Fatalf("%d blobs, want the hand's one", contours.Size())
+	}
+	approx := gocv.ApproxPolyDP(contours.At(0), 0.8*r, true)
+	poly := approx.ToPoints()
+	approx.Close()
+	found := findCorners(poly, 7*r, 14*r, 25)
+	found = append(found, notchedCorners(poly, found, r)...)
+	var truth []point2
+	truth = append(truth, under[:]...)
+	truth = append(truth, top[:]...)
+	for _, c := range found {
+		ok := false
+		for _, p := range truth {
+			ok = ok || c.P.sub(p).len() < 2*r
+		}
+		if !ok {
+			t.Errorf("corner at %.0f,%.0f is no card's", c.P.X, c.P.Y)
+		}
+	}
+	for i, p := range top {
+		inside := true
+		for k := range under {
+			inside = inside && cross(under[(k+1)%4].sub(under[k]), p.sub(under[k])) > 0
+		}
+		if inside {
+			continue // over the under card: a junction, not the outline's corner
+		}
+		ok := false
+		for _, c := range found {
+			ok = ok || c.P.sub(p).len() < 2*r
+		}
+		if !ok {
+			t.Errorf("the top card's corner %d at %.0f,%.0f not found (found %d corners)", i, p.X, p.Y, len(found))
+		}
 	}
 }
