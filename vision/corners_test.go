@@ -81,7 +81,7 @@ func TestAlongBorder(t *testing.T) {
 	}
 }
 
-// TestHullCorners draws a hand of two cards, the top one with an index
+// TestNotchedCorners draws a hand of two cards, the top one with an index
 // printed at the very edge in each corner (dondorf's), which notches the
 // paper's outline, as the zone's paper mask shows it, and outlines it the
 // way prepareZone does. The top card's corners are found, where
