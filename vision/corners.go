@@ -39,17 +39,7 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 	}
 	// The outline's orientation decides which turns are convex.
 	orient := orientation(poly)
-	type edge struct {
-		a, b point2
-		i    int
-	}
-	var long []edge
-	for i := range poly {
-		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%n])
-		if b.sub(a).len() >= minEdge {
-			long = append(long, edge{a, b, i})
-		}
-	}
+	long := longEdges(poly, minEdge)
 	var out []corner
 	cosMax := math.Cos((90 - maxTurnDeg) * math.Pi / 180)
 	for k := range long {
@@ -75,13 +65,7 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 		den := cross(d1, d2)
 		t := cross(e2.a.sub(e1.a), d2) / den
 		p := e1.a.add(d1.scale(t))
-		// Leaving the corner: back along the first edge, on along the
-		// second.
-		u, v := d1.scale(-1), d2
-		if cross(u, v) < 0 {
-			u, v = v, u
-		}
-		out = append(out, corner{P: p, U: u, V: v})
+		out = append(out, cornerAt(p, d1, d2))
 	}
 	return out
 }
@@ -117,6 +101,35 @@ func orientation(poly []image.Point) float64 {
 	return 1
 }
 
+// edge is a straight edge of an outline, from a to b, the i-th of its
+// polygon.
+type edge struct {
+	a, b point2
+	i    int
+}
+
+// longEdges returns the edges of a closed outline at least minEdge long.
+func longEdges(poly []image.Point, minEdge float64) []edge {
+	var long []edge
+	for i := range poly {
+		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
+		if b.sub(a).len() >= minEdge {
+			long = append(long, edge{a, b, i})
+		}
+	}
+	return long
+}
+
+// cornerAt is the corner at p where an edge arriving along d1 meets one
+// leaving along d2.
+func cornerAt(p, d1, d2 point2) corner {
+	u, v := d1.scale(-1), d2 // leaving the corner: back along the first edge, on along the second
+	if cross(u, v) < 0 {
+		u, v = v, u
+	}
+	return corner{P: p, U: u, V: v}
+}
+
 // notchedCorners returns the card corners of an outline (as findCorners
 // takes it, r pixels a mm) where an index printed at the very edge of the
 // card notches the paper's outline: the outline wanders in and out near
@@ -133,17 +146,7 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 		return nil
 	}
 	orient := orientation(poly)
-	type edge struct {
-		a, b point2
-		i    int
-	}
-	var long []edge
-	for i := range poly {
-		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%n])
-		if b.sub(a).len() >= 7*r {
-			long = append(long, edge{a, b, i})
-		}
-	}
+	long := longEdges(poly, 7*r)
 	cosMax := math.Cos(65 * math.Pi / 180)
 	var out []corner
 	for k, e1 := range long {
@@ -173,11 +176,7 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 				known = known || h.P.sub(p).len() < 3*r
 			}
 			if !known {
-				u, v := d1.scale(-1), d2
-				if cross(u, v) < 0 {
-					u, v = v, u
-				}
-				out = append(out, corner{P: p, U: u, V: v})
+				out = append(out, cornerAt(p, d1, d2))
 			}
 			break
 		}
