@@ -312,20 +312,38 @@ func dropMisreads(cs []Card) (kept, dropped []Card) {
 }
 
 // dropBehind takes out the doubtful cards, sideways or not, that lie no
-// further along the hand than the card dealt before them. The hand's
-// direction is from its first card to that card, so the test starts at
-// its third card.
+// further along the hand than every card dealt before them. The hand's
+// direction is from its first clearly read card to its last; a hand with
+// fewer than two, or with its clear cards in one place, keeps all.
 func dropBehind(cs []Card) (kept, dropped []Card) {
-	for _, c := range cs {
-		if len(kept) >= 2 && c.Card.Valid() && c.Confidence < clearRead {
-			first, last := kept[0].At, kept[len(kept)-1].At
-			dx, dy := last.X-first.X, last.Y-first.Y
-			if n := math.Hypot(dx, dy); n >= minSpreadMM && ((c.At.X-first.X)*dx+(c.At.Y-first.Y)*dy)/n <= n {
-				dropped = append(dropped, c)
-				continue
+	doubtful := func(c Card) bool { return c.Card.Valid() && c.Confidence < clearRead }
+	first, last := -1, -1
+	for i, c := range cs {
+		if !doubtful(c) {
+			if first < 0 {
+				first = i
 			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return cs, nil
+	}
+	o := cs[first].At
+	dx, dy := cs[last].At.X-o.X, cs[last].At.Y-o.Y
+	n := math.Hypot(dx, dy)
+	if n < minSpreadMM {
+		return cs, nil
+	}
+	along := func(c Card) float64 { return ((c.At.X-o.X)*dx + (c.At.Y-o.Y)*dy) / n }
+	reach := math.Inf(-1) // the furthest along of the cards dealt so far
+	for _, c := range cs {
+		if len(kept) > 0 && doubtful(c) && along(c) <= reach {
+			dropped = append(dropped, c)
+			continue
 		}
 		kept = append(kept, c)
+		reach = max(reach, along(c))
 	}
 	return kept, dropped
 }

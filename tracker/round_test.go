@@ -44,6 +44,11 @@ func TestDropMisreads(t *testing.T) {
 		{"a doubtful card level with the last", spread(at(c("4C", .96, false), -1, 410), at(c("AD", .97, false), 12, 390), at(c("3C", .97, false), 27, 376), at(c("4C", .36, false), 52, 405)), "4C AD 3C", "4C"},
 		{"a clear card back among the hand stays", spread(at(c("9S", .98, false), -1, 408), at(c("6H", .93, false), 14, 393), at(c("QS", .8, true), 13, 420)), "9S 6H QS", ""},
 		{"a doubtful sideways double further along stays", spread(c("9S", .98, false), c("2H", .93, false), c("QS", .41, true)), "9S 2H QS", ""},
+		// Seed 1901 round 1005 (model v2): a phantom sideways QS behind a
+		// split hand's first card, dealt before its second.
+		{"a doubtful card behind the first", spread(at(c("2C", .9, false), -101, 410), at(c("QS", .38, true), -113, 400), at(c("QC", .9, false), -86, 393), at(c("7H", .9, false), -71, 375)), "2C QC 7H", "QS"},
+		// Round 1003: a phantom 9S back under a double.
+		{"a doubtful card back under the double", spread(at(c("8C", .9, false), 343, 348), at(c("2C", .9, false), 349, 328), at(c("8S", .9, true), 363, 298), at(c("9S", .45, false), 356, 314)), "8C 2C 8S", "9S"},
 		{"cards in one place tell no direction", []Card{c("TS", .9, false), c("2D", .9, false), c("5C", .4, false)}, "TS 2D 5C", ""},
 	}
 	text := func(cs []Card) string {
