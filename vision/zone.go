@@ -163,10 +163,18 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 func (d *Detector) finishZone(z *zone, res []classify.Result) {
 	for i := range res {
 		z.reads[z.pending[i]].res = res[i]
-		z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
+		if res[i].Confidence >= cacheConfidence {
+			z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
+		}
 	}
 	z.obs = d.observe(z.reads, func(p point2) bool { return d.onPaper(z, p) })
 }
+
+// cacheConfidence is the least confidence of a reading that a crop looking
+// the same keeps. A doubtful reading is read again whenever its zone is:
+// it is often of a card still settling or half covered, and a crop can
+// look the same by its mean and still show the index better.
+const cacheConfidence = 0.75
 
 // cachedRead is a corner read earlier, with the crop it was read from.
 type cachedRead struct {
