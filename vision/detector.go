@@ -25,7 +25,7 @@ type Reader interface {
 // Options tune the detector. DefaultOptions suits 1080p and 4K footage
 // with the card area at 1.5 px/mm or more.
 type Options struct {
-	// PxPerMM is the resolution each zone is rectified to for finding
+	// PxPerMM is the resolution the table is rectified to for finding
 	// card outlines; indices are cut from the full frame.
 	PxPerMM float64
 	// MarginMM widens each zone, so that a card on a zone's border lies
@@ -80,6 +80,7 @@ type Detector struct {
 	// paperGrow widens the paper mask by some 3 mm; bridge closes gaps of
 	// some 2.5 mm in it.
 	paperGrow, bridge gocv.Mat
+	grid              grid
 	width             int
 	height            int
 	// Stats for the benchmark and the monitor's metrics: zones read
@@ -87,25 +88,46 @@ type Detector struct {
 	ZonesDetected, FramesSeen, Classified int
 }
 
+// grid is the table rectified once for all zones, which overlap: a
+// pixel's colour and its paper and skin tests are worked out once a frame
+// however many zones it lies in, and only in tiles that a zone being read
+// covers.
+type grid struct {
+	x0, y0 float64 // table mm of the top left pixel's corner
+	// mapXY and mapA place each pixel in the picture in OpenCV's
+	// fixed-point form (whole pixels, and the 1/32 pixel offsets), which
+	// Remap would otherwise work out from float maps on every call.
+	mapXY, mapA gocv.Mat
+	rect        gocv.Mat // BGR
+	grey        gocv.Mat
+	paper, skin gocv.Mat // 255 where the colour is paper's, skin's
+	hsv         []gocv.Mat
+	done        []bool // tiles worked out this frame
+	cols        int    // tiles a row
+	todo        []image.Rectangle
+}
+
+// Tiles of the grid are worked out whole; a zone's own work reaches a
+// few pixels outside its rectangle (its first morphology step).
+const (
+	tileW, tileH = 256, 32
+	tilePad      = 4
+)
+
 // zone is one area of the table watched on its own: rectified, compared
 // with how it looked when last read, and read again only when changed.
 type zone struct {
-	x0, y0 float64 // table mm of the rectified image's origin
-	// mapXY and mapA rectify the zone: each pixel's place in the picture
-	// in OpenCV's fixed-point form (whole pixels, and the 1/32 pixel
-	// offsets), which Remap would otherwise work out from float maps on
-	// every call.
-	mapXY, mapA gocv.Mat
-	watch       *watch // its footprint in the eighth-size picture
-	rect, hsv   gocv.Mat
-	grown       gocv.Mat // a mask widened, scratch
-	mask, skin  gocv.Mat
-	skinBG      gocv.Mat // skin-coloured background
-	filled      gocv.Mat // the paper blobs, filled
-	obs         []Observation
-	cache       []cachedRead
-	busy        bool // skin near its cards when last read
-	read        bool
+	x0, y0     float64         // table mm of the rectified image's origin
+	roi        image.Rectangle // the zone in the grid
+	watch      *watch          // its footprint in the eighth-size picture
+	grown      gocv.Mat        // a mask widened, scratch
+	mask, skin gocv.Mat
+	skinBG     gocv.Mat // skin-coloured background
+	filled     gocv.Mat // the paper blobs, filled
+	obs        []Observation
+	cache      []cachedRead
+	busy       bool // skin near its cards when last read
+	read       bool
 	// A zone is read on a worker of its own: it owns its cropper and
 	// crops. reads, batch and pending carry a reading from cutting the
 	// crops to the model's verdict.
@@ -118,7 +140,7 @@ type zone struct {
 }
 
 // NewDetector prepares a detector for the calibrated camera: it builds
-// each zone's rectification maps once.
+// the maps that rectify the table, once for all zones.
 func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*Detector, error) {
 	if cal == nil || reader == nil {
 		return nil, errors.New("vision: NewDetector needs a calibration and a reader")
@@ -146,13 +168,39 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 	for _, z := range t.Seats {
 		polys = append(polys, z.Polygon)
 	}
-	for _, poly := range polys {
-		z, err := d.newZone(poly, sw, sh)
-		if err != nil {
-			d.Close()
-			return nil, err
+	// Each zone's rectangle on the table, widened by the margin.
+	m, r := opts.MarginMM, opts.PxPerMM
+	boxes := make([][4]float64, len(polys))
+	gx0, gy0, gx1, gy1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i, poly := range polys {
+		minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, p := range poly {
+			minX, minY = math.Min(minX, p.X), math.Min(minY, p.Y)
+			maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
 		}
-		if z != nil {
+		minX, minY, maxX, maxY = minX-m, minY-m, maxX+m, maxY+m
+		w, h := int(math.Ceil((maxX-minX)*r)), int(math.Ceil((maxY-minY)*r))
+		if w < 16 || h < 16 || w*h > 16<<20 {
+			d.Close()
+			return nil, fmt.Errorf("vision: a zone of %.0f×%.0f mm cannot be watched", maxX-minX, maxY-minY)
+		}
+		boxes[i] = [4]float64{minX, minY, maxX, maxY}
+		gx0, gy0, gx1, gy1 = math.Min(gx0, minX), math.Min(gy0, minY), math.Max(gx1, maxX), math.Max(gy1, maxY)
+	}
+	gw, gh := int(math.Ceil((gx1-gx0)*r)), int(math.Ceil((gy1-gy0)*r))
+	if gw*gh > 64<<20 {
+		d.Close()
+		return nil, fmt.Errorf("vision: zones spread over %.0f×%.0f mm cannot be watched", gx1-gx0, gy1-gy0)
+	}
+	at, err := d.newGrid(gx0, gy0, gw, gh)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	for _, b := range boxes {
+		roi := image.Rect(int(math.Floor((b[0]-gx0)*r)), int(math.Floor((b[1]-gy0)*r)), int(math.Ceil((b[2]-gx0)*r)), int(math.Ceil((b[3]-gy0)*r))).
+			Intersect(image.Rect(0, 0, gw, gh))
+		if z := d.newZone(roi, at, sw, sh); z != nil {
 			d.zones = append(d.zones, z)
 		}
 	}
@@ -163,29 +211,55 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 	return d, nil
 }
 
-func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) {
-	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, p := range poly {
-		minX, minY = math.Min(minX, p.X), math.Min(minY, p.Y)
-		maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
+// newGrid builds the grid's maps for gw×gh pixels from table point
+// (x0, y0) on, and returns each pixel's place in the picture, x and y in
+// turn.
+func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
+	g := &d.grid
+	g.x0, g.y0 = x0, y0
+	g.mapXY = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV16SC2)
+	g.mapA = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV16UC1)
+	g.rect = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8UC3)
+	g.grey = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
+	g.paper = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
+	g.skin = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
+	for range max(d.opts.Workers, 1) {
+		g.hsv = append(g.hsv, gocv.NewMat())
 	}
-	m := d.opts.MarginMM
-	minX, minY, maxX, maxY = minX-m, minY-m, maxX+m, maxY+m
+	g.cols = (gw + tileW - 1) / tileW
+	g.done = make([]bool, g.cols*((gh+tileH-1)/tileH))
+	xy, err := g.mapXY.DataPtrInt16()
+	if err != nil {
+		return nil, err
+	}
+	a, err := g.mapA.DataPtrUint16()
+	if err != nil {
+		return nil, err
+	}
+	at := make([]float32, 2*gw*gh)
 	r := d.opts.PxPerMM
-	w, h := int(math.Ceil((maxX-minX)*r)), int(math.Ceil((maxY-minY)*r))
-	if w < 16 || h < 16 || w*h > 16<<20 {
-		return nil, fmt.Errorf("vision: a zone of %.0f×%.0f mm cannot be watched", maxX-minX, maxY-minY)
+	for row := 0; row < gh; row++ {
+		for col := 0; col < gw; col++ {
+			x, y := d.cal.ToImage(calibration.Point{X: x0 + (float64(col)+0.5)/r, Y: y0 + (float64(row)+0.5)/r})
+			i := row*gw + col
+			at[2*i], at[2*i+1] = float32(x), float32(y)
+			xy[2*i], xy[2*i+1], a[i] = fixedMap(float32(x), float32(y))
+		}
 	}
-	// Each pixel's place in the picture, computed once: rows and columns
-	// wholly outside the picture are left out.
-	at := make([]float32, 2*w*h)
+	return at, nil
+}
+
+// newZone watches the grid's pixels in roi, less the rows and columns
+// wholly outside the picture; at places each grid pixel in the picture.
+// It returns nil for a zone mostly outside the picture.
+func (d *Detector) newZone(roi image.Rectangle, at []float32, sw, sh int) *zone {
+	gw := d.grid.mapA.Cols()
 	bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	c0, r0, c1, r1 := w, h, -1, -1
+	c0, r0, c1, r1 := roi.Max.X, roi.Max.Y, -1, -1
 	inside := 0
-	for row := 0; row < h; row++ {
-		for col := 0; col < w; col++ {
-			x, y := d.cal.ToImage(calibration.Point{X: minX + (float64(col)+0.5)/r, Y: minY + (float64(row)+0.5)/r})
-			at[2*(row*w+col)], at[2*(row*w+col)+1] = float32(x), float32(y)
+	for row := roi.Min.Y; row < roi.Max.Y; row++ {
+		for col := roi.Min.X; col < roi.Max.X; col++ {
+			x, y := float64(at[2*(row*gw+col)]), float64(at[2*(row*gw+col)+1])
 			if x >= 0 && y >= 0 && x < float64(d.width) && y < float64(d.height) {
 				inside++
 				bx0, by0 = math.Min(bx0, x), math.Min(by0, y)
@@ -194,36 +268,20 @@ func (d *Detector) newZone(poly []calibration.Point, sw, sh int) (*zone, error) 
 			}
 		}
 	}
-	if inside < w*h/10 {
-		return nil, nil // mostly outside the picture
+	if inside < roi.Dx()*roi.Dy()/10 {
+		return nil // mostly outside the picture
 	}
-	z := &zone{x0: minX + float64(c0)/r, y0: minY + float64(r0)/r, cropper: classify.NewCropper(), cropDiff: gocv.NewMat()}
-	stride := w
-	w, h = c1-c0+1, r1-r0+1
-	z.mapXY = gocv.NewMatWithSize(h, w, gocv.MatTypeCV16SC2)
-	z.mapA = gocv.NewMatWithSize(h, w, gocv.MatTypeCV16UC1)
-	xy, err := z.mapXY.DataPtrInt16()
-	if err != nil {
-		z.close()
-		return nil, err
-	}
-	a, err := z.mapA.DataPtrUint16()
-	if err != nil {
-		z.close()
-		return nil, err
-	}
-	for row := 0; row < h; row++ {
-		for col := 0; col < w; col++ {
-			k := 2 * ((row+r0)*stride + col + c0)
-			i := row*w + col
-			xy[2*i], xy[2*i+1], a[i] = fixedMap(at[k], at[k+1])
-		}
+	r := d.opts.PxPerMM
+	z := &zone{
+		roi: image.Rect(c0, r0, c1+1, r1+1),
+		x0:  d.grid.x0 + float64(c0)/r, y0: d.grid.y0 + float64(r0)/r,
+		cropper: classify.NewCropper(), cropDiff: gocv.NewMat(),
 	}
 	z.watch = newWatch(image.Rect(int(bx0)/8, int(by0)/8, int(bx1)/8+1, int(by1)/8+1).Intersect(image.Rect(0, 0, sw, sh)))
-	z.rect, z.hsv, z.grown, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	z.grown, z.mask, z.skin = gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
 	z.skinBG = gocv.NewMat()
-	z.filled = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
-	return z, nil
+	z.filled = gocv.NewMatWithSize(z.roi.Dy(), z.roi.Dx(), gocv.MatTypeCV8U)
+	return z
 }
 
 func (z *zone) close() {
@@ -231,7 +289,7 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range append([]*gocv.Mat{&z.mapXY, &z.mapA, &z.rect, &z.hsv, &z.grown, &z.mask, &z.skin, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops)...) {
+	for _, m := range append([]*gocv.Mat{&z.grown, &z.mask, &z.skin, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -250,7 +308,9 @@ func (d *Detector) Close() error {
 		z.close()
 	}
 	d.zones = nil
-	for _, m := range []*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge} {
+	g := &d.grid
+	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge,
+		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin}, matPtrs(g.hsv)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -327,9 +387,11 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 			toRead = append(toRead, z)
 		}
 	}
-	// The zones are read on the workers as far as cutting the crops; the
-	// model, one per Detector, reads all their crops at once.
-	d.each(toRead, func(z *zone) { d.prepareZone(frame, z) })
+	// The grid's tiles under the zones, then the zones, are worked out on
+	// the workers as far as cutting the crops; the model, one per
+	// Detector, reads all their crops at once.
+	d.gridTiles(frame, toRead)
+	d.each(len(toRead), func(_, i int) { d.prepareZone(frame, toRead[i]) })
 	res, err := d.classify(toRead)
 	if err != nil {
 		return Frame{}, err
@@ -387,26 +449,63 @@ func (d *Detector) classify(zs []*zone) ([]classify.Result, error) {
 	return res, nil
 }
 
-// each runs f on every zone, on up to Options.Workers goroutines, and
-// returns when all are done.
-func (d *Detector) each(zs []*zone, f func(*zone)) {
-	n := min(d.opts.Workers, len(zs))
-	if n <= 1 {
-		for _, z := range zs {
-			f(z)
+// each runs f(worker, i) for i from 0 to n-1 on up to Options.Workers
+// goroutines, numbered from 0, and returns when all are done.
+func (d *Detector) each(n int, f func(worker, i int)) {
+	workers := min(d.opts.Workers, n)
+	if workers <= 1 {
+		for i := range n {
+			f(0, i)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range n {
+	for w := range workers {
 		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(zs); i = int(next.Add(1)) - 1 {
-				f(zs[i])
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(w, i)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// gridTiles works out the grid's tiles that the zones cover: rectified
+// colour and grey, and the paper and skin tests.
+func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone) {
+	g := &d.grid
+	clear(g.done)
+	g.todo = g.todo[:0]
+	bounds := image.Rect(0, 0, g.mapA.Cols(), g.mapA.Rows())
+	for _, z := range zs {
+		roi := z.roi.Inset(-tilePad).Intersect(bounds)
+		for ty := roi.Min.Y / tileH; ty <= (roi.Max.Y-1)/tileH; ty++ {
+			for tx := roi.Min.X / tileW; tx <= (roi.Max.X-1)/tileW; tx++ {
+				if k := ty*g.cols + tx; !g.done[k] {
+					g.done[k] = true
+					g.todo = append(g.todo, image.Rect(tx*tileW, ty*tileH, (tx+1)*tileW, (ty+1)*tileH).Intersect(bounds))
+				}
+			}
+		}
+	}
+	d.each(len(g.todo), func(w, i int) {
+		t := g.todo[i]
+		mapXY, mapA, rect := g.mapXY.Region(t), g.mapA.Region(t), g.rect.Region(t)
+		grey, paper, skin := g.grey.Region(t), g.paper.Region(t), g.skin.Region(t)
+		defer func() {
+			for _, m := range []gocv.Mat{mapXY, mapA, rect, grey, paper, skin} {
+				m.Close()
+			}
+		}()
+		// Each writes into the grid: the regions are of the right size
+		// and type already.
+		gocv.Remap(frame, &rect, &mapXY, &mapA, gocv.InterpolationLinear, gocv.BorderConstant, black)
+		gocv.CvtColor(rect, &g.hsv[w], gocv.ColorBGRToHSV)
+		gocv.InRangeWithScalar(g.hsv[w], paperLo, paperHi, &paper)
+		gocv.InRangeWithScalar(g.hsv[w], skinLo, skinHi, &skin)
+		gocv.CvtColor(rect, &grey, gocv.ColorBGRToGray)
+	})
 }
 
 // keepCovered adds to a zone's fresh observations the cards it saw before
@@ -471,3 +570,8 @@ func (d *Detector) merge() []Observation {
 const sameCardMM = 10.0
 
 var black = color.RGBA{}
+
+// picture reads the grid's grey levels in r.
+func (g *grid) picture(r image.Rectangle) (greyPicture, bool) {
+	return newGreyPicture(g.grey, r)
+}

@@ -14,10 +14,10 @@ import (
 // edge shows as a line of strong gradient running straight in from the
 // outline; printing does not hold a line over the whole depth.
 //
-// pic is the rectified zone; poly is the blob's outline; r is pixels per
-// mm. Each junction's U runs along the outline and V straight in,
+// pic is the rectified zone in grey; poly is the blob's outline; r is
+// pixels per mm. Each junction's U runs along the outline and V straight in,
 // right-handed.
-func findJunctions(pic bgrPicture, poly []image.Point, r float64, known []corner) []corner {
+func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corner) []corner {
 	n := len(poly)
 	if n < 3 {
 		return nil
@@ -96,38 +96,36 @@ func findJunctions(pic bgrPicture, poly []image.Point, r float64, known []corner
 	return out
 }
 
-// bgrPicture is an 8-bit BGR picture read in place. The junction search
-// reads its gradients at a few thousand pixels; working them out there
-// costs less than grey and Sobel pictures of a whole zone.
-type bgrPicture struct {
-	px         []uint8 // rows×cols×3, continuous
+// greyPicture is an 8-bit grey picture read in place. The junction
+// search reads its gradients at some tens of thousands of pixels; working
+// them out there costs less than Sobel pictures of a whole zone.
+type greyPicture struct {
+	px         []uint8 // from the top left pixel on, step bytes a row
+	step       int
 	cols, rows int
 }
 
-func newBGRPicture(m gocv.Mat) (bgrPicture, bool) {
+// newGreyPicture reads the part r of an 8-bit grey Mat whose rows follow
+// each other in memory.
+func newGreyPicture(m gocv.Mat, r image.Rectangle) (greyPicture, bool) {
 	px, err := m.DataPtrUint8()
-	if err != nil || m.Type() != gocv.MatTypeCV8UC3 || len(px) != 3*m.Rows()*m.Cols() {
-		return bgrPicture{}, false
+	if err != nil || m.Type() != gocv.MatTypeCV8U || len(px) != m.Rows()*m.Cols() || !r.In(image.Rect(0, 0, m.Cols(), m.Rows())) || r.Empty() {
+		return greyPicture{}, false
 	}
-	return bgrPicture{px: px, cols: m.Cols(), rows: m.Rows()}, true
+	return greyPicture{px: px[r.Min.Y*m.Cols()+r.Min.X:], step: m.Cols(), cols: r.Dx(), rows: r.Dy()}, true
 }
 
-// grey is the grey level at (x, y), clamped to the picture as
-// BORDER_REPLICATE does, in the fixed point (15 bits) that cv::cvtColor's
-// BGR2GRAY uses for 8-bit pictures.
-func (p bgrPicture) grey(x, y int) int32 {
+// sobel is the 3×3 Sobel gradient at (x, y), as cv::Sobel with
+// BORDER_REPLICATE gives it for the picture alone.
+func (p greyPicture) sobel(x, y int) (gx, gy int32) {
+	x0, x1 := max(x-1, 0), min(x+1, p.cols-1)
+	y0, y1 := max(y-1, 0), min(y+1, p.rows-1)
 	x, y = min(max(x, 0), p.cols-1), min(max(y, 0), p.rows-1)
-	i := 3 * (y*p.cols + x)
-	return (int32(p.px[i])*3735 + int32(p.px[i+1])*19235 + int32(p.px[i+2])*9798 + 1<<14) >> 15
-}
-
-// sobel is the 3×3 Sobel gradient of the grey levels at (x, y), as
-// cv::Sobel with BORDER_REPLICATE gives it.
-func (p bgrPicture) sobel(x, y int) (gx, gy int32) {
-	tl, t, tr := p.grey(x-1, y-1), p.grey(x, y-1), p.grey(x+1, y-1)
-	l, r := p.grey(x-1, y), p.grey(x+1, y)
-	bl, b, br := p.grey(x-1, y+1), p.grey(x, y+1), p.grey(x+1, y+1)
-	return (tr + 2*r + br) - (tl + 2*l + bl), (bl + 2*b + br) - (tl + 2*t + tr)
+	t, m, b := p.px[y0*p.step:], p.px[y*p.step:], p.px[y1*p.step:]
+	tl, tc, tr := int32(t[x0]), int32(t[x]), int32(t[x1])
+	l, r := int32(m[x0]), int32(m[x1])
+	bl, bc, br := int32(b[x0]), int32(b[x]), int32(b[x1])
+	return (tr + 2*r + br) - (tl + 2*l + bl), (bl + 2*bc + br) - (tl + 2*tc + tr)
 }
 
 // straightMM is how far the outline of a row of cards strays from a

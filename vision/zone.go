@@ -29,18 +29,18 @@ type read struct {
 	capped bool   // the dealer's hand was near
 }
 
-// prepareZone rectifies a zone, finds card corners in it and cuts their
-// crops: those that look as they did keep their reading, the others wait
-// in z.batch for the model. It touches only the zone's own Mats and the
-// Detector's read-only ones, so zones can be prepared side by side.
+// prepareZone finds card corners in a zone of the grid (its tiles worked
+// out this frame) and cuts their crops: those that look as they did keep
+// their reading, the others wait in z.batch for the model. It writes only
+// the zone's own Mats and reads the Detector's, so zones can be prepared
+// side by side.
 func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	r := d.opts.PxPerMM
-	gocv.Remap(frame, &z.rect, &z.mapXY, &z.mapA, gocv.InterpolationLinear, gocv.BorderConstant, black)
 	z.reads, z.batch, z.pending = z.reads[:0], z.batch[:0], z.pending[:0]
-	gocv.CvtColor(z.rect, &z.hsv, gocv.ColorBGRToHSV)
-	gocv.InRangeWithScalar(z.hsv, paperLo, paperHi, &z.mask)
-	gocv.InRangeWithScalar(z.hsv, skinLo, skinHi, &z.skin)
-	gocv.MorphologyEx(z.mask, &z.mask, gocv.MorphOpen, d.kernel)
+	paper, skin := d.grid.paper.Region(z.roi), d.grid.skin.Region(z.roi)
+	defer paper.Close()
+	defer skin.Close()
+	gocv.MorphologyEx(paper, &z.mask, gocv.MorphOpen, d.kernel)
 	// An index printed close to the edge breaks the white margin: close
 	// such gaps (a few mm) so the outline keeps the card's straight edge.
 	gocv.MorphologyEx(z.mask, &z.mask, gocv.MorphClose, d.bridge)
@@ -48,7 +48,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	// edge the red pips and fill court figures, so only pixels away from
 	// the paper count.
 	gocv.Dilate(z.mask, &z.grown, d.paperGrow)
-	gocv.Subtract(z.skin, z.grown, &z.skin) // masks are 0 or 255: skin and not grown
+	gocv.Subtract(skin, z.grown, &z.skin) // masks are 0 or 255: skin and not grown
 	gocv.MorphologyEx(z.skin, &z.skin, gocv.MorphOpen, d.kernel)
 	// The felt has skin-coloured things of its own (the wooden rail, the
 	// Push 22 spots, chips): what was skin-coloured when the zone was
@@ -74,7 +74,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	if contours.Size() > 0 {
 		gocv.DrawContours(&z.filled, contours, -1, color.RGBA{R: 255, G: 255, B: 255, A: 255}, -1)
 	}
-	var pic bgrPicture
+	var pic greyPicture
 	picOK := false
 	cardPx := cardW * cardH * r * r
 	var corners []corner
@@ -97,7 +97,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		found = append(found, notchedCorners(pts, found, r)...)
 		if a > 1.3*cardPx { // more than one card: look for hidden corners
 			if pic.px == nil {
-				pic, picOK = newBGRPicture(z.rect)
+				pic, picOK = d.grid.picture(z.roi)
 			}
 			if picOK {
 				found = append(found, findJunctions(pic, pts, r, found)...)
@@ -113,6 +113,9 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		z.crops = append(z.crops, gocv.NewMat())
 	}
 	used := make([]bool, len(z.cache))
+	var at []corner // on the table
+	var frames []classify.Frame
+	var near []corner // in the zone's picture
 	for _, c := range corners {
 		if alongBorder(c, z.mask.Cols(), z.mask.Rows(), r) {
 			continue
@@ -125,6 +128,17 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		if f.Validate() != nil {
 			continue
 		}
+		at, frames, near = append(at, tc), append(frames, f), append(near, c)
+	}
+	onPaper := func(p point2) bool { return d.onPaper(z, p) }
+	for i, tc := range at {
+		// A corner is worth reading only if its reading could count
+		// (observe): as an index, its card must lie on the paper; as
+		// a back, another corner must agree on the card's centre.
+		if !bodyOnPaper(tc, onPaper) && !backPartner(at, i) {
+			continue
+		}
+		c, f := near[i], frames[i]
 		crop := z.crops[len(z.batch)]
 		if err := z.cropper.Cut(frame, f, &crop); err != nil {
 			continue
@@ -370,13 +384,11 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		if !rd.res.Back {
 			continue
 		}
-		for _, h := range [2]struct{ c, v point2 }{
-			{rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2)), rd.at.V},
-			{rd.at.P.add(rd.at.U.scale(cardH / 2)).add(rd.at.V.scale(cardW / 2)), rd.at.U},
-		} {
+		centres := backCentres(rd.at)
+		for _, h := range [2]struct{ c, v point2 }{{centres[0], rd.at.V}, {centres[1], rd.at.U}} {
 			matched := false
 			for _, x := range hyps {
-				if x.centre.sub(h.c).len() < 8 {
+				if x.centre.sub(h.c).len() < sameBackMM {
 					x.votes++
 					x.conf = math.Max(x.conf, rd.res.Confidence)
 					matched = true
@@ -424,6 +436,37 @@ func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
 		}
 	}
 	return true
+}
+
+// backCentres returns the centres of the card back that corner c could
+// be a corner of: with its short edge along U, and along V.
+func backCentres(c corner) [2]point2 {
+	return [2]point2{
+		c.P.add(c.U.scale(cardW / 2)).add(c.V.scale(cardH / 2)),
+		c.P.add(c.U.scale(cardH / 2)).add(c.V.scale(cardW / 2)),
+	}
+}
+
+// sameBackMM is how close the centres two corners give a back must be
+// for the corners to be of one back.
+const sameBackMM = 8.0
+
+// backPartner reports whether another of the corners agrees with corner i
+// on where a back's centre could be: a back is seen only where two of
+// its corners are read as a back.
+func backPartner(cs []corner, i int) bool {
+	mine := backCentres(cs[i])
+	for j, c := range cs {
+		if j == i {
+			continue
+		}
+		for _, p := range backCentres(c) {
+			if p.sub(mine[0]).len() < sameBackMM || p.sub(mine[1]).len() < sameBackMM {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // observation builds a card seen at centre with its long edge along v.
