@@ -102,13 +102,19 @@ type grid struct {
 	grey        gocv.Mat
 	paper, skin gocv.Mat // 255 where the colour is paper's, skin's
 	hsv         []gocv.Mat
-	done        []bool // tiles worked out this frame
-	cols        int    // tiles a row
-	todo        []image.Rectangle
+	cols        int // tiles a row
+	// Each tile's footprint in the eighth-size picture, and the picture
+	// there when the tile was last worked out (nil: not since Forget). A
+	// tile whose footprint has not changed since is not worked out again.
+	foot  []image.Rectangle
+	stamp [][]uint8
+	done  []bool // tiles looked at this frame
+	todo  []int
 }
 
 // Tiles of the grid are worked out whole; a zone's own work reaches a
-// few pixels outside its rectangle (its first morphology step).
+// few pixels outside its rectangle (its first morphology step). A tile
+// is small enough that a card dealt changes few of a zone's.
 const (
 	tileW, tileH = 256, 32
 	tilePad      = 4
@@ -227,7 +233,8 @@ func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
 		g.hsv = append(g.hsv, gocv.NewMat())
 	}
 	g.cols = (gw + tileW - 1) / tileW
-	g.done = make([]bool, g.cols*((gh+tileH-1)/tileH))
+	tiles := g.cols * ((gh + tileH - 1) / tileH)
+	g.done, g.foot, g.stamp = make([]bool, tiles), make([]image.Rectangle, tiles), make([][]uint8, tiles)
 	xy, err := g.mapXY.DataPtrInt16()
 	if err != nil {
 		return nil, err
@@ -246,7 +253,64 @@ func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
 			xy[2*i], xy[2*i+1], a[i] = fixedMap(float32(x), float32(y))
 		}
 	}
+	// A tile's footprint: the eighth-size pixels its pixels fall in, and
+	// their neighbours (a pixel reads its neighbours in the picture).
+	sw, sh := (d.width+7)/8, (d.height+7)/8
+	for k := range g.foot {
+		t := g.tile(k)
+		foot := image.Rectangle{}
+		for row := t.Min.Y; row < t.Max.Y; row++ {
+			for col := t.Min.X; col < t.Max.X; col++ {
+				x, y := at[2*(row*gw+col)], at[2*(row*gw+col)+1]
+				if x >= -1 && y >= -1 && x < float32(d.width) && y < float32(d.height) {
+					p := image.Pt(int(max(x, 0))/8, int(max(y, 0))/8)
+					foot = foot.Union(image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))})
+				}
+			}
+		}
+		g.foot[k] = foot.Inset(-1).Intersect(image.Rect(0, 0, sw, sh))
+	}
 	return at, nil
+}
+
+// tile returns the pixels of tile k.
+func (g *grid) tile(k int) image.Rectangle {
+	tx, ty := k%g.cols, k/g.cols
+	return image.Rect(tx*tileW, ty*tileH, (tx+1)*tileW, (ty+1)*tileH).Intersect(image.Rect(0, 0, g.mapA.Cols(), g.mapA.Rows()))
+}
+
+// unchanged reports whether tile k was worked out and its footprint in
+// the eighth-size picture img (stride bytes a row) has not changed by
+// level since.
+func (g *grid) unchanged(k int, img []uint8, stride int, level uint8) bool {
+	st := g.stamp[k]
+	if st == nil {
+		return false
+	}
+	f := g.foot[k]
+	i := 0
+	for y := f.Min.Y; y < f.Max.Y; y++ {
+		for _, c := range img[y*stride+f.Min.X : y*stride+f.Max.X] {
+			if absDiff(c, st[i]) >= level {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// stampTile records tile k's footprint in img as it was worked out.
+func (g *grid) stampTile(k int, img []uint8, stride int) {
+	f := g.foot[k]
+	st := g.stamp[k][:0]
+	for y := f.Min.Y; y < f.Max.Y; y++ {
+		st = append(st, img[y*stride+f.Min.X:y*stride+f.Max.X]...)
+	}
+	if st == nil {
+		st = []uint8{} // worked out, though wholly outside the picture
+	}
+	g.stamp[k] = st
 }
 
 // newZone watches the grid's pixels in roi, less the rows and columns
@@ -348,6 +412,7 @@ func (d *Detector) Forget() {
 	for _, z := range d.zones {
 		z.read = false
 	}
+	clear(d.grid.stamp)
 	d.still = stillness{}
 }
 
@@ -390,7 +455,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	// The grid's tiles under the zones, then the zones, are worked out on
 	// the workers as far as cutting the crops; the model, one per
 	// Detector, reads all their crops at once.
-	d.gridTiles(frame, toRead)
+	d.gridTiles(frame, toRead, img, d.smallG.Cols(), level)
 	d.each(len(toRead), func(_, i int) { d.prepareZone(frame, toRead[i]) })
 	res, err := d.classify(toRead)
 	if err != nil {
@@ -472,8 +537,11 @@ func (d *Detector) each(n int, f func(worker, i int)) {
 }
 
 // gridTiles works out the grid's tiles that the zones cover: rectified
-// colour and grey, and the paper and skin tests.
-func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone) {
+// colour and grey, and the paper and skin tests. A tile is worked out
+// again only where the eighth-size picture img (stride bytes a row) has
+// changed by level under it since; elsewhere the picture holds still, and
+// what was worked out from it stands.
+func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone, img []uint8, stride int, level uint8) {
 	g := &d.grid
 	clear(g.done)
 	g.todo = g.todo[:0]
@@ -484,13 +552,18 @@ func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone) {
 			for tx := roi.Min.X / tileW; tx <= (roi.Max.X-1)/tileW; tx++ {
 				if k := ty*g.cols + tx; !g.done[k] {
 					g.done[k] = true
-					g.todo = append(g.todo, image.Rect(tx*tileW, ty*tileH, (tx+1)*tileW, (ty+1)*tileH).Intersect(bounds))
+					if !g.unchanged(k, img, stride, level) {
+						g.todo = append(g.todo, k)
+					}
 				}
 			}
 		}
 	}
+	for _, k := range g.todo {
+		g.stampTile(k, img, stride)
+	}
 	d.each(len(g.todo), func(w, i int) {
-		t := g.todo[i]
+		t := g.tile(g.todo[i])
 		mapXY, mapA, rect := g.mapXY.Region(t), g.mapA.Region(t), g.rect.Region(t)
 		grey, paper, skin := g.grey.Region(t), g.paper.Region(t), g.skin.Region(t)
 		defer func() {
