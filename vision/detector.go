@@ -46,8 +46,9 @@ type Options struct {
 	// MaxWaitFrames: a changed zone that does not settle (a hand that
 	// never stops, flickering light) is read at least this often.
 	MaxWaitFrames int
-	// Workers: zones changed in one frame are read on up to this many
-	// goroutines; 0 or 1 reads them one after another.
+	// Workers: zones changed in one frame, and the grid tiles under them,
+	// are worked out on up to this many goroutines; 0 or 1 works them out
+	// one after another.
 	Workers int
 }
 
