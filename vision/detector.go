@@ -455,10 +455,22 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	}
 	// The grid's tiles under the zones, then the zones, are worked out on
 	// the workers as far as cutting the crops; the model, one per
-	// Detector, reads all their crops at once.
+	// Detector, reads each zone's crops as soon as they are cut.
 	d.gridTiles(frame, toRead, img, d.smallG.Cols(), level)
-	d.each(len(toRead), func(_, i int) { d.prepareZone(frame, toRead[i]) })
-	res, err := d.classify(toRead)
+	ready := make([]chan struct{}, len(toRead))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	prepared := make(chan struct{})
+	go func() {
+		defer close(prepared)
+		d.each(len(toRead), func(_, i int) {
+			d.prepareZone(frame, toRead[i])
+			close(ready[i])
+		})
+	}()
+	res, err := d.classify(toRead, ready)
+	<-prepared
 	if err != nil {
 		return Frame{}, err
 	}
@@ -481,16 +493,21 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	return out, nil
 }
 
-// classify runs the model on the zones' batches and returns the results
-// in order. Zones overlap: a corner near a zone's edge is often found by
-// two in the same frame, and is read once.
-func (d *Detector) classify(zs []*zone) ([]classify.Result, error) {
+// classify runs the model on the zones' batches, each once ready[i] is
+// closed (the zone prepared), and returns the results in zone order: the
+// model reads one zone while the workers prepare the next. Zones overlap:
+// a corner near a zone's edge is often found by two in the same frame,
+// and is read once, from the first zone that found it.
+func (d *Detector) classify(zs []*zone, ready []chan struct{}) ([]classify.Result, error) {
 	var uniq []corner
-	var batch []gocv.Mat
-	var of []int // the entry in batch of each zone's crop
-	for _, z := range zs {
-		for i, crop := range z.batch {
-			at := z.reads[z.pending[i]].at
+	var read []classify.Result // of each corner in uniq
+	var res []classify.Result
+	for i, z := range zs {
+		<-ready[i]
+		var batch []gocv.Mat
+		var of []int // the entry in uniq of each crop
+		for j, crop := range z.batch {
+			at := z.reads[z.pending[j]].at
 			k := slices.IndexFunc(uniq, func(u corner) bool { return sameCorner(u, at) })
 			if k < 0 {
 				k = len(uniq)
@@ -498,19 +515,17 @@ func (d *Detector) classify(zs []*zone) ([]classify.Result, error) {
 			}
 			of = append(of, k)
 		}
-	}
-	var read []classify.Result
-	for len(read) < len(batch) {
-		part, err := d.reader.Classify(batch[len(read):min(len(batch), len(read)+classify.MaxBatch)])
-		if err != nil {
-			return nil, err
+		for done := 0; done < len(batch); {
+			part, err := d.reader.Classify(batch[done:min(len(batch), done+classify.MaxBatch)])
+			if err != nil {
+				return nil, err
+			}
+			read, done = append(read, part...), done+len(part)
 		}
-		read = append(read, part...)
-	}
-	d.Classified += len(batch)
-	res := make([]classify.Result, len(of))
-	for i, k := range of {
-		res[i] = read[k]
+		d.Classified += len(batch)
+		for _, k := range of {
+			res = append(res, read[k])
+		}
 	}
 	return res, nil
 }
