@@ -164,3 +164,32 @@ func TestNotchedCorners(t *testing.T) {
 		}
 	}
 }
+
+// TestBackPartner checks which corners could take part in a back: only
+// those another corner agrees with on where the back's centre is.
+func TestBackPartner(t *testing.T) {
+	// A back lying square, 63 wide and 88 tall, from (0, 0): its four
+	// corners, each with U and V along its edges, right-handed.
+	tl := corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{0, 1}}
+	tr := corner{P: point2{63, 0}, U: point2{0, 1}, V: point2{-1, 0}}
+	br := corner{P: point2{63, 88}, U: point2{-1, 0}, V: point2{0, -1}}
+	far := corner{P: point2{400, 0}, U: point2{1, 0}, V: point2{0, 1}}
+	tests := []struct {
+		name string
+		cs   []corner
+		want bool // for the first corner
+	}{
+		{"alone", []corner{tl}, false},
+		{"with its card's corner along the short edge", []corner{tl, tr}, true},
+		{"with its card's far corner", []corner{tl, br}, true},
+		{"with a corner far away", []corner{tl, far}, false},
+		{"with a corner 10 mm off", []corner{tl, {P: point2{73, 0}, U: point2{0, 1}, V: point2{-1, 0}}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := backPartner(tc.cs, 0); got != tc.want {
+				t.Errorf("backPartner = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"image"
 	"image/color"
 	"math/rand/v2"
 	"testing"
@@ -61,5 +62,48 @@ func TestFixedMap(t *testing.T) {
 		if g[0] != w[0] || g[1] != w[1] || g[2] != w[2] {
 			t.Errorf("%s: remap at (%v, %v) = %v, want %v", tc.name, tc.x, tc.y, g, w)
 		}
+	}
+}
+
+// TestGridUnchanged checks when a grid tile counts as worked out from a
+// picture that still holds: only a change of the level or more inside its
+// footprint makes it be worked out again.
+func TestGridUnchanged(t *testing.T) {
+	const stride, level = 6, 8
+	base := make([]uint8, 4*stride)
+	for i := range base {
+		base[i] = uint8(100 + i)
+	}
+	with := func(i int, v uint8) []uint8 {
+		img := append([]uint8(nil), base...)
+		img[i] = v
+		return img
+	}
+	foot := image.Rect(1, 1, 4, 3) // pixels 7..9 and 13..15
+	tests := []struct {
+		name    string
+		foot    image.Rectangle
+		stamped bool
+		img     []uint8
+		want    bool
+	}{
+		{"never worked out", foot, false, base, false},
+		{"the same picture", foot, true, base, true},
+		{"a change under the level", foot, true, with(8, base[8]+level-1), true},
+		{"a change of the level inside", foot, true, with(14, base[14]-level), false},
+		{"a change outside", foot, true, with(0, 0), true},
+		{"the last pixel inside", foot, true, with(15, 255), false},
+		{"wholly outside the picture", image.Rectangle{}, true, with(8, 0), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &grid{foot: []image.Rectangle{tc.foot}, stamp: make([][]uint8, 1)}
+			if tc.stamped {
+				g.stampTile(0, base, stride)
+			}
+			if got := g.unchanged(0, tc.img, stride, level); got != tc.want {
+				t.Errorf("unchanged = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
