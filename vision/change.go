@@ -62,16 +62,19 @@ func newWatch(r image.Rectangle) *watch {
 // stride bytes a row, and still its stillness.
 func (w *watch) update(img, still []uint8, stride int, level uint8, settle int) {
 	cols, rows := w.rect.Dx(), w.rect.Dy()
-	changed := false
-	w.moving = false
+	changed, moving := false, false
+	s := uint8(min(max(settle, 0), 255)) // a pixel is still for at most 255 frames
 	for y := 0; y < rows; y++ {
 		at := (w.rect.Min.Y+y)*stride + w.rect.Min.X
 		k := y * cols
 		cur, ref, busy := w.cur[k:k+cols], w.ref[k:k+cols], w.busy[k:k+cols]
 		copy(cur, img[at:at+cols])
 		for x, st := range still[at : at+cols] {
-			busy[x] = int(st) < settle
-			w.moving = w.moving || busy[x]
+			b := st < s
+			busy[x] = b
+			if b {
+				moving = true
+			}
 		}
 		if !changed {
 			for x, c := range cur {
@@ -82,7 +85,7 @@ func (w *watch) update(img, still []uint8, stride int, level uint8, settle int) 
 			}
 		}
 	}
-	w.fresh = false
+	w.moving, w.fresh = moving, false
 	if !changed {
 		w.waiting = 0
 		return
