@@ -246,18 +246,20 @@ func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
 	}
 	at := make([]float32, 2*gw*gh)
 	r := d.opts.PxPerMM
-	for row := 0; row < gh; row++ {
+	// Rows, and then tiles, are worked out on the workers: each writes
+	// its own.
+	d.each(gh, func(_, row int) {
 		for col := 0; col < gw; col++ {
 			x, y := d.cal.ToImage(calibration.Point{X: x0 + (float64(col)+0.5)/r, Y: y0 + (float64(row)+0.5)/r})
 			i := row*gw + col
 			at[2*i], at[2*i+1] = float32(x), float32(y)
 			xy[2*i], xy[2*i+1], a[i] = fixedMap(float32(x), float32(y))
 		}
-	}
+	})
 	// A tile's footprint: the eighth-size pixels its pixels fall in, and
 	// their neighbours (a pixel reads its neighbours in the picture).
 	sw, sh := (d.width+7)/8, (d.height+7)/8
-	for k := range g.foot {
+	d.each(len(g.foot), func(_, k int) {
 		t := g.tile(k)
 		foot := image.Rectangle{}
 		for row := t.Min.Y; row < t.Max.Y; row++ {
@@ -270,7 +272,7 @@ func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
 			}
 		}
 		g.foot[k] = foot.Inset(-1).Intersect(image.Rect(0, 0, sw, sh))
-	}
+	})
 	return at, nil
 }
 
