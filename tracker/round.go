@@ -205,8 +205,10 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 		out := Seat{Seat: s.n}
 		for _, h := range s.hands {
 			oh := Hand{SplitFrom: h.from}
-			for _, tr := range h.cards {
-				oh.Cards = append(oh.Cards, card(tr))
+			for i, tr := range h.cards {
+				c := card(tr)
+				c.Sideways = c.Sideways || turnedInHand(h.cards, i)
+				oh.Cards = append(oh.Cards, c)
 			}
 			out.Hands = append(out.Hands, oh)
 		}
@@ -214,6 +216,29 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	}
 	t.settle(&r)
 	return r
+}
+
+// turnedInHand reports whether card i of a hand lies a quarter turned
+// from all the hand's other cards, at least two, which lie the same way:
+// a double's card, though the frames that judged it sideways may not
+// have seen the cards under it (each frame judges a card against the
+// cards seen around it then).
+func turnedInHand(hand []*track, i int) bool {
+	var others []*track
+	for j, tr := range hand {
+		if j != i {
+			others = append(others, tr)
+		}
+	}
+	if len(others) < 2 {
+		return false
+	}
+	for _, o := range others {
+		if !quarterTurned(o.angle, hand[i].angle) || quarterTurned(o.angle, others[0].angle) {
+			return false
+		}
+	}
+	return true
 }
 
 // settle applies the game's rules to the round: it marks doubles and

@@ -67,3 +67,35 @@ func TestDropMisreads(t *testing.T) {
 		})
 	}
 }
+
+func TestTurnedInHand(t *testing.T) {
+	hand := func(angles ...float64) []*track {
+		var out []*track
+		for _, a := range angles {
+			out = append(out, &track{angle: a})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		hand []*track
+		i    int
+		want bool
+	}{
+		// Seed 1901 round 1015: the double's 4H at 151°, the 3D and 6S
+		// at 61° and 60°; the frames that saw the 4H did not see the 3D.
+		{"a double across its hand", hand(61, 60, 151), 2, true},
+		{"turned the other way round", hand(61, 60, -29), 2, true},
+		{"a card along its hand", hand(61, 60, 75), 2, false},
+		{"a pair says nothing", hand(61, 151), 1, false},
+		{"the others disagree", hand(61, 150, 151), 2, false},
+		{"the first card is not the double's", hand(151, 60, 61), 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := turnedInHand(tt.hand, tt.i); got != tt.want {
+				t.Errorf("turnedInHand = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
