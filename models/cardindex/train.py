@@ -176,6 +176,8 @@ def main():
                     help="label smoothing; it caps a sure read's confidence near 1 - smoothing")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate of the one-cycle schedule")
     ap.add_argument("--checkpoint", help="also save the trained weights (state_dict) here")
+    ap.add_argument("--init", help="start from these weights (a --checkpoint of the same --arch) "
+                                   "instead of random ones")
     ap.add_argument("--arch", choices=["v1", "v2"], default="v1",
                     help="v1: the committed model's network; v2: the 4× cheaper stride-2 one")
     a = ap.parse_args()
@@ -197,6 +199,9 @@ def main():
     cw[classes.index("none")] = a.none_weight
     net = Net(len(classes), a.arch)
     print("parameters:", sum(p.numel() for p in net.parameters()), flush=True)
+    if a.init:
+        net.load_state_dict(torch.load(a.init))
+        print("weights from", a.init, flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=5e-4)
     # A one-cycle schedule over wall time rather than steps: the cores are
     # shared, so a step count fitted to the first steps' speed can overrun
