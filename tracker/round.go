@@ -224,17 +224,15 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 // have seen the cards under it (each frame judges a card against the
 // cards seen around it then).
 func turnedInHand(hand []*track, i int) bool {
-	var others []*track
-	for j, tr := range hand {
-		if j != i {
-			others = append(others, tr)
-		}
-	}
-	if len(others) < 2 {
+	if len(hand) < 3 {
 		return false
 	}
-	for _, o := range others {
-		if !quarterTurned(o.angle, hand[i].angle) || quarterTurned(o.angle, others[0].angle) {
+	ref := hand[0] // one of the others, which all lie as it does
+	if i == 0 {
+		ref = hand[1]
+	}
+	for j, o := range hand {
+		if j != i && (!quarterTurned(o.angle, hand[i].angle) || quarterTurned(o.angle, ref.angle)) {
 			return false
 		}
 	}

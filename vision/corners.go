@@ -172,8 +172,10 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 				continue
 			}
 			known := false
-			for _, h := range append(have, out...) {
-				known = known || h.P.sub(p).len() < 3*r
+			for _, cs := range [2][]corner{have, out} {
+				for _, h := range cs {
+					known = known || h.P.sub(p).len() < 3*r
+				}
 			}
 			if !known {
 				out = append(out, cornerAt(p, d1, d2))
