@@ -661,8 +661,3 @@ func (d *Detector) merge() []Observation {
 const sameCardMM = 10.0
 
 var black = color.RGBA{}
-
-// picture reads the grid's grey levels in r.
-func (g *grid) picture(r image.Rectangle) (greyPicture, bool) {
-	return newGreyPicture(g.grey, r)
-}

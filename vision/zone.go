@@ -97,7 +97,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		found = append(found, notchedCorners(pts, found, r)...)
 		if a > 1.3*cardPx { // more than one card: look for hidden corners
 			if pic.px == nil {
-				pic, picOK = d.grid.picture(z.roi)
+				pic, picOK = newGreyPicture(d.grid.grey, z.roi)
 			}
 			if picOK {
 				found = append(found, findJunctions(pic, pts, r, found)...)
