@@ -54,13 +54,14 @@ func main() {
 	nVal := flag.Int("val", 12000, "validation crops, from the held-out decks")
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same files")
 	restyle := flag.Float64("restyle", 0, "probability that a face is repainted as another design (restyle.go); 0 draws as the committed model's recipe did, 0.75 is the v2 experiment's")
+	wide := flag.Bool("wide", false, "with -restyle, the wide recipe: larger changes of index size and aspect, and slanted print (restyle.go)")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed, *restyle); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, *restyle, *wide); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(out string, nTrain, nVal int, seed uint64, restyle float64) error {
+func run(out string, nTrain, nVal int, seed uint64, restyle float64, wide bool) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func run(out string, nTrain, nVal int, seed uint64, restyle float64) error {
 		decks []string
 	}{{"train", nTrain, g.train}, {"val", nVal, HeldOut}} {
 		start := time.Now()
-		x, y, deck, res, err := g.generate(set.n, set.decks, seed+uint64(len(set.name))<<32, restyle)
+		x, y, deck, res, err := g.generate(set.n, set.decks, seed+uint64(len(set.name))<<32, restyle, wide)
 		if err != nil {
 			return err
 		}
@@ -108,6 +109,7 @@ func run(out string, nTrain, nVal int, seed uint64, restyle float64) error {
 		"val":            nVal,
 		"seed":           seed,
 		"restyle":        restyle,
+		"wide":           wide,
 		"generated":      time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(meta, "", "  ")
@@ -202,7 +204,7 @@ func (g *generator) Close() {
 // generate makes n crops from the given decks. Sample i uses its own
 // random source (seed, i), so the output does not depend on the number of
 // workers.
-func (g *generator) generate(n int, decks []string, seed uint64, restyle float64) (x, y, deck []byte, res []float32, err error) {
+func (g *generator) generate(n int, decks []string, seed uint64, restyle float64, wide bool) (x, y, deck []byte, res []float32, err error) {
 	const sz = classify.CropCols * classify.CropRows * 3
 	x = make([]byte, n*sz)
 	y = make([]byte, n)
@@ -216,7 +218,7 @@ func (g *generator) generate(n int, decks []string, seed uint64, restyle float64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newScene(g, restyle)
+			s := newScene(g, restyle, wide)
 			defer s.Close()
 			for {
 				i := int(next.Add(1)) - 1

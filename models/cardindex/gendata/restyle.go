@@ -18,7 +18,10 @@ import (
 //     max filter of 2 or 3 px (about ±0.1–0.2 mm a side);
 //   - index size and aspect: the face scaled about the corner that is
 //     cut, ×0.87–1.13 overall and up to ±15% in width against height, so
-//     the card's edges through that corner stay where they are;
+//     the card's edges through that corner stay where they are; the wide
+//     recipe (-wide) scales ×0.82–1.18, up to ±25% in aspect, and slants
+//     the print by up to ±0.15 (x moves by that much of y), as italic
+//     and condensed type do;
 //   - red ink: hue from crimson to orange-red, saturation and brightness;
 //   - black ink: lifted to dark grey or blue-black;
 //   - paper: white, cream, grey, bluish or slightly dark.
@@ -29,6 +32,7 @@ import (
 type style struct {
 	stroke        int     // <0: thinner ink by a max filter of -stroke px; >0: bolder by a min filter
 	sx, sy        float64 // scale along the face's x and y about the cut corner
+	shear         float64 // x moves by shear·y about the cut corner (wide recipe)
 	redHue        float64 // hue shift of red ink, degrees (+ towards orange)
 	redSat        float64 // saturation factor of red ink
 	redVal        float64 // brightness factor of red ink
@@ -44,8 +48,9 @@ const partP = 0.5
 // drawStyle draws a style: with probability p the face is restyled, and
 // then each part is drawn with probability partP.
 // big is true for decks whose index already fills most of the crop, which
-// are not scaled up.
-func drawStyle(r *rand.Rand, p float64, big bool) style {
+// are not scaled up. wide draws the wide recipe's size, aspect and slant;
+// without it the draws are the v2 recipe's, number for number.
+func drawStyle(r *rand.Rand, p float64, big, wide bool) style {
 	st := style{sx: 1, sy: 1, redSat: 1, redVal: 1, paper: [3]float64{1, 1, 1}}
 	if p <= 0 || r.Float64() >= p {
 		return st
@@ -59,9 +64,16 @@ func drawStyle(r *rand.Rand, p float64, big bool) style {
 		}
 	}
 	if r.Float64() < p {
-		s := math.Exp(uni(r, math.Log(0.87), math.Log(1.13)))
-		a := math.Exp(uni(r, math.Log(0.85), math.Log(1.15))) // width : height
+		lo, hi, alo, ahi := 0.87, 1.13, 0.85, 1.15
+		if wide {
+			lo, hi, alo, ahi = 0.82, 1.18, 0.75, 1.25
+		}
+		s := math.Exp(uni(r, math.Log(lo), math.Log(hi)))
+		a := math.Exp(uni(r, math.Log(alo), math.Log(ahi))) // width : height
 		st.sx, st.sy = s*math.Sqrt(a), s/math.Sqrt(a)
+		if wide && r.Float64() < 0.5 {
+			st.shear = uni(r, -0.15, 0.15)
+		}
 		if big {
 			st.sx, st.sy = math.Min(st.sx, 1), math.Min(st.sy, 1)
 		}
@@ -136,9 +148,10 @@ func restyle(face gocv.Mat, st style, origin Vec, dst, tmp *gocv.Mat) error {
 	if st.warp {
 		m := gocv.NewMatWithSize(2, 3, gocv.MatTypeCV64F)
 		defer m.Close()
-		// x' = o + s(x − o), centre convention.
+		// x' = o + s(x − o) + shear·(y − o), centre convention.
 		m.SetDoubleAt(0, 0, st.sx)
-		m.SetDoubleAt(0, 2, (origin.X-0.5)*(1-st.sx))
+		m.SetDoubleAt(0, 1, st.shear)
+		m.SetDoubleAt(0, 2, (origin.X-0.5)*(1-st.sx)-st.shear*(origin.Y-0.5))
 		m.SetDoubleAt(1, 1, st.sy)
 		m.SetDoubleAt(1, 2, (origin.Y-0.5)*(1-st.sy))
 		gocv.WarpAffineWithParams(*tmp, dst, m, image.Pt(face.Cols(), face.Rows()),

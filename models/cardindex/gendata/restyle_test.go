@@ -25,7 +25,7 @@ func TestRestyle(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	before := r.Uint64()
 	r = rand.New(rand.NewPCG(3, 4))
-	if st := drawStyle(r, 0, false); !st.none() {
+	if st := drawStyle(r, 0, false, false); !st.none() {
 		t.Errorf("drawStyle(p=0) = %+v, want no restyle", st)
 	}
 	if r.Uint64() != before {

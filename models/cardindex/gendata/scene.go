@@ -92,12 +92,13 @@ type scene struct {
 	styled  gocv.Mat // the main face, restyled (restyle.go)
 	stmp    gocv.Mat
 	restyle float64 // probability that a face is restyled; 0 keeps the first recipe's draws
+	wide    bool    // the wide restyle recipe (drawStyle)
 }
 
-func newScene(g *generator, restyle float64) *scene {
+func newScene(g *generator, restyle float64, wide bool) *scene {
 	return &scene{g: g, cropper: classify.NewCropper(), small: gocv.NewMat(), layer: gocv.NewMat(),
 		tmp: gocv.NewMat(), crop: gocv.NewMat(), m: gocv.NewMat(), styled: gocv.NewMat(), stmp: gocv.NewMat(),
-		restyle: restyle}
+		restyle: restyle, wide: wide}
 }
 
 func (s *scene) Close() {
@@ -190,7 +191,7 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	// Another design: the face repainted (restyle.go), its index scaled
 	// about the corner that is cut.
 	if s.restyle > 0 && out.deck != "" && mainFace.Ptr() != nil {
-		st := drawStyle(r, s.restyle, ext.Y >= 30)
+		st := drawStyle(r, s.restyle, ext.Y >= 30, s.wide)
 		if !st.none() {
 			fx, fy := float64(mainFace.Cols())/cardW, float64(mainFace.Rows())/cardH
 			o := Vec{X: mainCorner.O.X * fx, Y: mainCorner.O.Y * fy}
