@@ -46,6 +46,10 @@ type Config struct {
 	Table *calibration.Table
 	// Model is the card index model file (ONNX).
 	Model string
+	// FastModel, when set, reads every crop first, and Model only those
+	// it reads below RecheckBelow (classify.Cascade).
+	FastModel    string
+	RecheckBelow float64
 	// FPS is the video's frame rate; it sets the tracker's timings.
 	FPS float64
 	// Controlled: the controller's game_start and game_end mark rounds, so
@@ -79,12 +83,19 @@ type Timings struct {
 // feeding frames (a hand over a mark passes); a replay gives up.
 var ErrCalibration = errors.New("calibration failed")
 
+// model reads corner crops: a classify.Classifier, or a classify.Cascade
+// of two.
+type model interface {
+	vision.Reader
+	Close() error
+}
+
 // Pipeline is one table's stages. It owns the detector and the classifier
 // it opens: Close releases them.
 type Pipeline struct {
 	cfg Config
 	cal *calibration.Calibration
-	clf *classify.Classifier
+	clf model
 	det *vision.Detector
 	trk *tracker.Tracker
 	rec *alerts.Reconciler
@@ -113,7 +124,13 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.Vision == (vision.Options{}) {
 		cfg.Vision = vision.DefaultOptions()
 	}
-	clf, err := classify.Open(cfg.Model)
+	var clf model
+	var err error
+	if cfg.FastModel != "" {
+		clf, err = classify.OpenCascade(cfg.FastModel, cfg.Model, cfg.RecheckBelow)
+	} else {
+		clf, err = classify.Open(cfg.Model)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -26,12 +26,7 @@ func BenchmarkDetect(b *testing.B) {
 	cfg.Rounds, cfg.Seed = 2, 3
 	cfg.Players = []int{1, 2, 3, 4, 5, 6, 7}
 	st := newStage(b, cfg, scene.DefaultConfig())
-	c, err := classify.Open(modelPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	clf := &timedReader{r: c}
+	clf := &timedReader{r: openReader(b)}
 	frames := min(st.s.Frames, 250)
 	if testing.Short() {
 		frames = 50

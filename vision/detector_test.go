@@ -18,7 +18,23 @@ import (
 	"bjmonitor/vision/classify"
 )
 
-var modelPath = filepath.Join("..", "models", "cardindex", "cardindex.onnx")
+// The shipped reader: the fast model reads every crop, the careful one
+// those the fast one is unsure of (classify.Cascade).
+var (
+	modelPath     = filepath.Join("..", "models", "cardindex", "cardindex.onnx")
+	fastModelPath = filepath.Join("..", "models", "cardindex", "cardindex-fast.onnx")
+)
+
+// openReader opens the shipped reader; the test closes it.
+func openReader(tb testing.TB) *classify.Cascade {
+	tb.Helper()
+	c, err := classify.OpenCascade(fastModelPath, modelPath, classify.DefaultRecheckBelow)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
 
 // stage renders frames of a scripted clip without writing a video.
 type stage struct {
@@ -113,11 +129,7 @@ func measure(tb testing.TB, deck string, width, height int, rounds int, seed uin
 	view.Deck = deck
 	view.Camera.Width, view.Camera.Height = width, height
 	st := newStage(tb, cfg, view)
-	clf, err := classify.Open(modelPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer clf.Close()
+	clf := openReader(tb)
 	det, err := vision.NewDetector(st.cal, clf, vision.DefaultOptions())
 	if err != nil {
 		tb.Fatal(err)
@@ -200,12 +212,7 @@ func measure(tb testing.TB, deck string, width, height int, rounds int, seed uin
 // in training, at 1080p and 4K, against the bars of DESIGN.md: 99.5% of
 // cards read right, at most 0.1% wrong among confident reads.
 func TestReadsHeldOutDecks(t *testing.T) {
-	clf, err := classify.Open(modelPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	heldOut := clf.Metadata().HeldOutDecks
-	clf.Close()
+	heldOut := openReader(t).Metadata().HeldOutDecks
 	rounds := 3
 	if testing.Short() {
 		rounds = 1

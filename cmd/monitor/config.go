@@ -24,6 +24,7 @@ import (
 	"bjmonitor/game"
 	"bjmonitor/pipeline"
 	"bjmonitor/vision"
+	"bjmonitor/vision/classify"
 )
 
 // Config is everything a monitor is configured with. Every key has a
@@ -103,6 +104,12 @@ type VisionConfig struct {
 	// Model is the card index model (ONNX, with its .json metadata beside
 	// it). A relative path is taken from the working folder.
 	Model string `mapstructure:"model"`
+	// FastModel, when set, is a faster card index model that reads every
+	// crop first; Model reads again only the crops it is unsure of (below
+	// RecheckBelow), and the two models' answers are averaged there (see
+	// classify.Cascade). Empty: Model reads every crop.
+	FastModel    string  `mapstructure:"fast_model"`
+	RecheckBelow float64 `mapstructure:"recheck_below"`
 	// MinConfidence: an alert on cards read with less is for review.
 	MinConfidence float64 `mapstructure:"min_confidence"`
 	// AnalysisFPS is how many frames a second are read for cards; the
@@ -183,8 +190,9 @@ func DefaultConfig() Config {
 	r := game.DefaultRules()
 	b7 := evaluator.DefaultBlazing7s
 	return Config{
-		Table:  TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
-		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", MinConfidence: vision.Confident, AnalysisFPS: 12.5},
+		Table: TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
+		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", FastModel: "models/cardindex/cardindex-fast.onnx",
+			RecheckBelow: classify.DefaultRecheckBelow, MinConfidence: vision.Confident, AnalysisFPS: 12.5},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
 			Blazing7s: Blazing7sConfig{
@@ -262,6 +270,9 @@ func (c Config) Validate() error {
 	}
 	if c.Vision.Model == "" {
 		return &ConfigError{"vision.model", `""`, "set it to the card index model (models/cardindex/cardindex.onnx)"}
+	}
+	if c.Vision.FastModel != "" && !(c.Vision.RecheckBelow > 0 && c.Vision.RecheckBelow <= 1) {
+		return &ConfigError{"vision.recheck_below", c.Vision.RecheckBelow, "want the fast model's confidence, above 0 and at most 1, below which the careful model reads a crop again"}
 	}
 	if !(c.Vision.MinConfidence > 0 && c.Vision.MinConfidence < 1) {
 		return &ConfigError{"vision.min_confidence", c.Vision.MinConfidence, "want a probability between 0 and 1"}
@@ -446,7 +457,7 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 		return pipeline.Config{}, err
 	}
 	return pipeline.Config{
-		Table: table, Model: c.Vision.Model, FPS: fps, Rules: c.Rules(), Meter: meter,
+		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, FPS: fps, Rules: c.Rules(), Meter: meter,
 		Reconcile: alerts.Config{
 			Table: c.Table.ID, Rules: c.Rules(), Tables: c.PayTables(),
 			MinConfidence: c.Vision.MinConfidence,
@@ -464,6 +475,13 @@ func (c Config) checkFiles() error {
 	if _, err := os.Stat(c.Vision.Model); err != nil {
 		wd, _ := os.Getwd()
 		return &ConfigError{"vision.model", c.Vision.Model, fmt.Sprintf("cannot read the card model (a relative path is taken from the folder the monitor runs in, %s): %v", wd, err)}
+	}
+	if c.Vision.FastModel == "" {
+		return nil
+	}
+	if _, err := os.Stat(c.Vision.FastModel); err != nil {
+		wd, _ := os.Getwd()
+		return &ConfigError{"vision.fast_model", c.Vision.FastModel, fmt.Sprintf("cannot read the fast card model (a relative path is taken from the folder the monitor runs in, %s; set it to \"\" to read every crop with vision.model): %v", wd, err)}
 	}
 	return nil
 }

@@ -101,6 +101,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"reset under $1,000", "side_bets:\n  blazing7s:\n    meter:\n      reset: 500\n", "side_bets.blazing7s.meter.reset", "500"},
 		{"empty pot of gold", "side_bets:\n  pot_of_gold:\n    pays: []\n", "side_bets.pot_of_gold.pays", "[]"},
 		{"negative push 22", "side_bets:\n  push22:\n    pays: -11\n", "side_bets.push22.pays", "-11"},
+		{"recheck above 1", "vision:\n  recheck_below: 1.5\n", "vision.recheck_below", "1.5"},
 		{"misspelt key", "table:\n  deks: 6\n", "config", "deks"},
 		{"not YAML", "table: [decks: 6\n", "--config", "YAML"},
 	}

@@ -85,6 +85,7 @@ func liveEnv(tb testing.TB, source, broker string) (env []string, metricsURL str
 		"MONITOR_EVIDENCE_DIR=" + filepath.Join(state, "evidence"),
 		"MONITOR_METRICS_ADDR=127.0.0.1:" + strconv.Itoa(port),
 		"MONITOR_VISION_MODEL=" + abs(tb, filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")),
+		"MONITOR_VISION_FAST_MODEL=" + abs(tb, filepath.Join("..", "..", "models", "cardindex", "cardindex-fast.onnx")),
 		"MONITOR_LOG_LEVEL=warn",
 	}
 	return env, fmt.Sprintf("http://127.0.0.1:%d/metrics", port)

@@ -172,10 +172,15 @@ func TestReplayFailsCleanly(t *testing.T) {
 // A card model that is not where the configuration says stops the replay
 // before it starts, naming the setting.
 func TestReplayMissingModel(t *testing.T) {
-	t.Setenv("MONITOR_VISION_MODEL", filepath.Join(t.TempDir(), "nothing.onnx"))
-	_, _, err := run(t, "replay", sample("freebet-1080p", "mp4"), "--config", sample("freebet-1080p", "yaml"))
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Field != "vision.model" {
-		t.Errorf("error %v, want a ConfigError naming vision.model", err)
+	for _, field := range []string{"vision.model", "vision.fast_model"} {
+		t.Run(field, func(t *testing.T) {
+			t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")))
+			t.Setenv("MONITOR_"+strings.ToUpper(strings.ReplaceAll(field, ".", "_")), filepath.Join(t.TempDir(), "nothing.onnx"))
+			_, _, err := run(t, "replay", sample("freebet-1080p", "mp4"), "--config", sample("freebet-1080p", "yaml"))
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != field {
+				t.Errorf("error %v, want a ConfigError naming %s", err, field)
+			}
+		})
 	}
 }

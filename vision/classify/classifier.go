@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"bjmonitor/cards"
@@ -120,6 +121,23 @@ func (c *Classifier) Close() error {
 // writes them) in one batch and returns a Result per crop, in order. The
 // crops stay the caller's.
 func (c *Classifier) Classify(crops []gocv.Mat) ([]Result, error) {
+	logits, err := c.forward(crops)
+	if err != nil || logits == nil {
+		return nil, err
+	}
+	k := len(c.class)
+	res := make([]Result, len(crops))
+	for i := range res {
+		best, p := softmaxMax(logits[i*k : (i+1)*k])
+		res[i] = c.class[best]
+		res[i].Confidence = p
+	}
+	return res, nil
+}
+
+// forward runs the model on the crops and returns its logits, one row of
+// len(c.class) a crop. The slice is a copy the caller owns.
+func (c *Classifier) forward(crops []gocv.Mat) ([]float32, error) {
 	if c.closed {
 		return nil, fmt.Errorf("classify: Classify on a closed Classifier")
 	}
@@ -148,13 +166,7 @@ func (c *Classifier) Classify(crops []gocv.Mat) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("classify: %w", err)
 	}
-	res := make([]Result, n)
-	for i := range n {
-		best, p := softmaxMax(logits[i*k : (i+1)*k])
-		res[i] = c.class[best]
-		res[i].Confidence = p
-	}
-	return res, nil
+	return slices.Clone(logits), nil
 }
 
 // ClassifyOne reads one crop.

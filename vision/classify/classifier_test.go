@@ -13,8 +13,12 @@ import (
 	"gocv.io/x/gocv"
 )
 
-// modelPath is the committed model, relative to this package.
-var modelPath = filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")
+// modelPath is the committed model, relative to this package, and
+// fastModelPath the fast one that reads first in the shipped cascade.
+var (
+	modelPath     = filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")
+	fastModelPath = filepath.Join("..", "..", "models", "cardindex", "cardindex-fast.onnx")
+)
 
 func openClassifier(tb testing.TB) *Classifier {
 	tb.Helper()
@@ -122,7 +126,34 @@ const lowConfidence = 0.8
 // ≥ 99.5% right, no wrong read may be confident, and none/back ≥ 90%
 // right. Run with -v for the figures per deck.
 func TestHeldOutDecks(t *testing.T) {
-	clf := openClassifier(t)
+	t.Run("cascade", func(t *testing.T) {
+		c, err := OpenCascade(fastModelPath, modelPath, DefaultRecheckBelow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		testHeldOutDecks(t, c)
+	})
+	t.Run("careful", func(t *testing.T) {
+		testHeldOutDecks(t, openClassifier(t))
+	})
+}
+
+// reader is a Classifier or a Cascade.
+type reader interface {
+	Classify(crops []gocv.Mat) ([]Result, error)
+	Metadata() Metadata
+}
+
+func classifyOne(r reader, crop gocv.Mat) (Result, error) {
+	res, err := r.Classify([]gocv.Mat{crop})
+	if err != nil {
+		return Result{}, err
+	}
+	return res[0], nil
+}
+
+func testHeldOutDecks(t *testing.T, clf reader) {
 	low := lowConfidence
 	if a := clf.Metadata().Accuracy; a != nil && a.LowConfidenceThreshold > 0 {
 		low = a.LowConfidenceThreshold
@@ -157,7 +188,7 @@ func TestHeldOutDecks(t *testing.T) {
 					if err := cr.Cut(sc.img, sc.frames[corner], &crop); err != nil {
 						t.Fatal(err)
 					}
-					r, err := clf.ClassifyOne(crop)
+					r, err := classifyOne(clf, crop)
 					crop.Close()
 					if err != nil {
 						t.Fatal(err)
@@ -204,7 +235,7 @@ func TestHeldOutDecks(t *testing.T) {
 			if err := cr.Cut(sc.img, f, &crop); err != nil {
 				t.Fatal(err)
 			}
-			r, err := clf.ClassifyOne(crop)
+			r, err := classifyOne(clf, crop)
 			crop.Close()
 			if err != nil {
 				t.Fatal(err)
@@ -239,7 +270,7 @@ func TestHeldOutDecks(t *testing.T) {
 }
 
 // benchCrops cuts n crops of a rendered card for the benchmarks.
-func benchCrops(b *testing.B, n int) []gocv.Mat {
+func benchCrops(b testing.TB, n int) []gocv.Mat {
 	b.Helper()
 	src := gradient(b)
 	defer src.Close()
