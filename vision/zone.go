@@ -153,9 +153,8 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 			z.reads = append(z.reads, rd)
 			continue
 		}
-		if len(z.batch) == classify.MaxBatch {
-			continue
-		}
+		// However many corners there are, all are read: classify sends
+		// them to the model MaxBatch at a time.
 		z.batch = append(z.batch, crop)
 		z.pending = append(z.pending, len(z.reads))
 		z.reads = append(z.reads, rd)
