@@ -498,8 +498,15 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 // splitSource finds the card a split moved: a counted card, the second
 // of a two-card hand, not seen for a moment, whose reads match the new
 // card's, lying a hand's width or two away. It returns the seat and hand
-// it came from and its track.
+// it came from and its track. A split card lies along its new hand and
+// makes a pair with the card it leaves: a sideways card is a double, and
+// a card that makes no pair is another card of the same rank and suit
+// (several decks), such as a neighbour's double seen only once the cards
+// under it were swept (tigullio seed 1903 round 1009).
 func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track) {
+	if tr.sideways {
+		return nil, -1, nil
+	}
 	id, _ := tr.identity()
 	for _, s := range r.seats {
 		for i, h := range s.hands {
@@ -525,7 +532,8 @@ func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track
 				}
 				cid, _ := cand.identity()
 				oid, _ := other.identity()
-				if (id.Valid() && cid == id) || (!id.Valid() && cards.IsPair([]cards.Card{cid, oid})) {
+				pair := !cid.Valid() || !oid.Valid() || cards.IsPair([]cards.Card{cid, oid})
+				if pair && ((id.Valid() && cid == id) || (!id.Valid() && cards.IsPair([]cards.Card{cid, oid}))) {
 					return s, i, cand
 				}
 			}

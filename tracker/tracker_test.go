@@ -333,3 +333,89 @@ func TestCountsInVideoTime(t *testing.T) {
 		t.Errorf("reading one frame in five counts a card %d frames later than reading every frame; want at most 5", late)
 	}
 }
+
+// TestSidewaysCardIsNoSplit replays tigullio seed 1903 round 1009 as the
+// vision saw it. Seat 4 split its 3s and doubled its second hand, whose
+// sideways TH reached over seat 3's 6C and TH; the vision saw that TH
+// only once seat 3's cards were swept. A card that shows up sideways, or
+// that makes no pair with the card left behind, is no split card: the TH
+// is seat 4's double, and seat 3 keeps its own TH. The other cases change
+// seat 3's second card and how the late card lies: only an upright card
+// making a pair is the split card.
+func TestSidewaysCardIsNoSplit(t *testing.T) {
+	tests := []struct {
+		name, second string // seat 3's second card, which the late card matches
+		sideways     bool
+		seat3, seat4 string
+	}{
+		{"sideways, no pair (the round)", "TH", true, "[6C TH] doubled=false", "[3C JC] doubled=false, [3D 8D TH] doubled=true"},
+		{"upright, no pair", "TH", false, "[6C TH] doubled=false", "[3C JC] doubled=false, [3D 8D TH] doubled=false"},
+		{"sideways, a pair", "6S", true, "[6C 6S] doubled=false", "[3C JC] doubled=false, [3D 8D 6S] doubled=true"},
+		{"upright, a pair: the split", "6S", false, "[6C] doubled=false, [6S] doubled=false", "[3C JC] doubled=false, [3D 8D] doubled=false"},
+	}
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tableOf(t, l)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const fps = 25
+			tr := New(DefaultConfig(fps), table, game.DefaultRules())
+			on := map[string]vision.Observation{} // what lies on the felt, by name
+			frame := 0
+			wait := func(seconds float64) {
+				for range int(seconds * fps) {
+					f := vision.Frame{Index: frame, Time: float64(frame) / fps}
+					for _, o := range on {
+						f.Cards = append(f.Cards, o)
+					}
+					slices.SortFunc(f.Cards, func(a, b vision.Observation) int { return cmp.Compare(a.Center.X, b.Center.X) })
+					tr.Observe(f)
+					frame++
+				}
+			}
+			deal := func(name, card string, x, y, angle float64, sideways bool) {
+				on[name] = vision.Observation{Card: cards.MustParse(card), Confidence: 0.97,
+					Center: calibration.Point{X: x, Y: y}, Angle: angle, Sideways: sideways}
+				wait(1)
+			}
+			tr.StartRound("1009", frame)
+			deal("3C", "3C", 1, 405, 90, false)
+			deal("6C", "6C", 174, 395, -95, false)
+			deal("3D", "3D", 13, 386, 90, false) // seat 4's pair
+			delete(on, "3D")                     // split: the 3D moves to a hand of its own
+			wait(0.5)
+			deal("3D", "3D", 102, 408, 90, false)
+			deal("JC", "JC", 15, 393, 90, false)
+			deal("second", tt.second, 185, 376, 82, false)
+			deal("8D", "8D", 114, 389, 90, false)
+			delete(on, "6C") // seat 3's hand swept, and the late card seen at last
+			delete(on, "second")
+			angle := 90.0
+			if tt.sideways {
+				angle = -180
+			}
+			deal("late", tt.second, 138, 367, angle, tt.sideways)
+			r, ok := tr.EndRound(frame)
+			if !ok {
+				t.Fatal("no round")
+			}
+			hands := map[int]string{}
+			for _, s := range r.Seats {
+				var hs []string
+				for _, h := range s.Hands {
+					var cs []string
+					for _, c := range h.Cards {
+						cs = append(cs, c.Text)
+					}
+					hs = append(hs, fmt.Sprintf("%v doubled=%v", cs, h.Doubled))
+				}
+				hands[s.Seat] = strings.Join(hs, ", ")
+			}
+			if hands[3] != tt.seat3 || hands[4] != tt.seat4 {
+				t.Errorf("seat 3: %s\nseat 4: %s\nwant %s\nand  %s (doubts %q)", hands[3], hands[4], tt.seat3, tt.seat4, r.Doubts)
+			}
+		})
+	}
+}
