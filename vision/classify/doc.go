@@ -33,6 +33,15 @@
 //	res, err := clf.ClassifyOne(crop) // or Classify(crops) for a batch
 //	// res.Card ("7S"), res.Back, res.Confidence
 //
-// Cropper and Classifier hold scratch Mats and a network: neither is safe
-// for concurrent use, so each goroutine makes its own.
+// The monitor runs two models as a Cascade: a fast one reads every crop,
+// and a careful one reads again those the fast one reads below
+// DefaultRecheckBelow; for those the answer is the class with the highest
+// mean of the two models' probabilities.
+//
+//	c, err := classify.OpenCascade("models/cardindex/cardindex-fast.onnx",
+//		"models/cardindex/cardindex.onnx", classify.DefaultRecheckBelow)
+//	res, err := c.Classify(crops) // as Classifier.Classify
+//
+// Cropper, Classifier and Cascade hold scratch Mats and networks: none is
+// safe for concurrent use, so each goroutine makes its own.
 package classify
