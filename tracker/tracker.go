@@ -532,8 +532,8 @@ func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track
 				}
 				cid, _ := cand.identity()
 				oid, _ := other.identity()
-				pair := !cid.Valid() || !oid.Valid() || cards.IsPair([]cards.Card{cid, oid})
-				if pair && ((id.Valid() && cid == id) || (!id.Valid() && cards.IsPair([]cards.Card{cid, oid}))) {
+				pair := cards.IsPair([]cards.Card{cid, oid})
+				if id.Valid() && cid == id && (pair || !oid.Valid()) || !id.Valid() && pair {
 					return s, i, cand
 				}
 			}
