@@ -116,14 +116,9 @@ func (c *Cascade) Classify(crops []gocv.Mat) ([]Result, error) {
 		clear(p)
 		softmaxAdd(fl[i*k:(i+1)*k], p)
 		softmaxAdd(cl[j*k:(j+1)*k], p)
-		best := 0
-		for q := range p {
-			if p[q] > p[best] {
-				best = q
-			}
-		}
+		best, sum := argmax(p)
 		res[i] = c.fast.class[best]
-		res[i].Confidence = p[best] / 2
+		res[i].Confidence = sum / 2
 	}
 	return res, nil
 }
@@ -138,4 +133,15 @@ func softmaxAdd(z []float32, p []float64) {
 	for q, v := range z {
 		p[q] += math.Exp(float64(v-mx)) / sum
 	}
+}
+
+// argmax returns the index of the largest value of p and the value.
+func argmax(p []float64) (int, float64) {
+	best := 0
+	for i := range p {
+		if p[i] > p[best] {
+			best = i
+		}
+	}
+	return best, p[best]
 }

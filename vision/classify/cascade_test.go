@@ -131,13 +131,3 @@ func TestCascadeRechecks(t *testing.T) {
 		}
 	}
 }
-
-func argmax(p []float64) (int, float64) {
-	best := 0
-	for i := range p {
-		if p[i] > p[best] {
-			best = i
-		}
-	}
-	return best, p[best]
-}
