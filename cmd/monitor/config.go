@@ -472,16 +472,18 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 // checkFiles reports a configured file that is not there, before any work
 // starts.
 func (c Config) checkFiles() error {
-	if _, err := os.Stat(c.Vision.Model); err != nil {
-		wd, _ := os.Getwd()
-		return &ConfigError{"vision.model", c.Vision.Model, fmt.Sprintf("cannot read the card model (a relative path is taken from the folder the monitor runs in, %s): %v", wd, err)}
+	files := []struct{ field, path, what string }{
+		{"vision.model", c.Vision.Model, "the card model"},
+		{"vision.fast_model", c.Vision.FastModel, `the fast card model (set it to "" to read every crop with vision.model)`},
 	}
-	if c.Vision.FastModel == "" {
-		return nil
-	}
-	if _, err := os.Stat(c.Vision.FastModel); err != nil {
-		wd, _ := os.Getwd()
-		return &ConfigError{"vision.fast_model", c.Vision.FastModel, fmt.Sprintf("cannot read the fast card model (a relative path is taken from the folder the monitor runs in, %s; set it to \"\" to read every crop with vision.model): %v", wd, err)}
+	for _, f := range files {
+		if f.path == "" {
+			continue // Validate has refused an empty vision.model
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			wd, _ := os.Getwd()
+			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s: %v", f.what, wd, err)}
+		}
 	}
 	return nil
 }
