@@ -118,13 +118,15 @@ func renderCard(tb testing.TB, face gocv.Mat, pxPerMM float64) testScene {
 // so even a sure read scores only about 0.95.
 const lowConfidence = 0.8
 
-// TestHeldOutDecks measures the model on the decks it never saw in
+// TestHeldOutDecks measures the models on the decks they never saw in
 // training (the metadata's heldout_decks), on clean crops cut with the
 // same Cropper: both index corners of all 52 cards, the two corners
 // without an index (want none) and card backs (want back), at 1080p's
 // 1.5 px/mm and at 3 px/mm. At each resolution card reads must be
 // ≥ 99.5% right, no wrong read may be confident, and none/back ≥ 90%
-// right. Run with -v for the figures per deck.
+// right. Run with -v for the figures per deck. Both ways the monitor can
+// read are measured: the cascade it runs by default, and the careful
+// model alone (vision.fast_model: "").
 func TestHeldOutDecks(t *testing.T) {
 	t.Run("cascade", func(t *testing.T) {
 		c, err := OpenCascade(fastModelPath, modelPath, DefaultRecheckBelow)
