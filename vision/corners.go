@@ -65,7 +65,7 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 		den := cross(d1, d2)
 		t := cross(e2.a.sub(e1.a), d2) / den
 		p := e1.a.add(d1.scale(t))
-		out = append(out, cornerAt(p, d1, d2))
+		out = append(out, edgeCorner(p, e1, e2, poly, minEdge))
 	}
 	return out
 }
@@ -120,6 +120,58 @@ func longEdges(poly []image.Point, minEdge float64) []edge {
 	return long
 }
 
+// skewed is how far from square, as the cosine of the angle between
+// its edges, a corner's edges may be and still both be card edges: some
+// 12°. A card's corner is square on the rectified table; a corner further
+// off has one edge that is not the card's, most often the slanted side of
+// a notch an index printed at the edge cuts into the paper's outline.
+const skewed = 0.2
+
+// edgeCorner is the corner at p where edge e1 of the outline poly
+// arrives and e2 leaves. A corner further from square than skewed is
+// squared to its longer edge: the shorter is a notch's side.
+func edgeCorner(p point2, e1, e2 edge, poly []image.Point, reach float64) corner {
+	d1, d2 := e1.b.sub(e1.a).unit(), e2.b.sub(e2.a).unit()
+	c := cornerAt(p, d1, d2)
+	if math.Abs(dot(d1, d2)) <= skewed {
+		return c
+	}
+	keep := d2
+	if e1.b.sub(e1.a).len() >= e2.b.sub(e2.a).len() {
+		keep = d1.scale(-1)
+	}
+	return squareTo(c, keep == c.U, poly, reach)
+}
+
+// squareTo squares corner c to one of its edges, U where keepU: the
+// other edge is taken to be a notch's side, and the card's own edge there
+// to run square to the kept one, through the point of the outline that
+// lies furthest back along the kept edge within reach of the corner (a
+// notch only cuts into the paper).
+func squareTo(c corner, keepU bool, poly []image.Point, reach float64) corner {
+	keep, bent := c.U, c.V
+	if !keepU {
+		keep, bent = c.V, c.U
+	}
+	other := point2{-keep.Y, keep.X}
+	if dot(other, bent) < 0 {
+		other = other.scale(-1)
+	}
+	shift := 0.0
+	for _, q := range poly {
+		d := toPoint2(q).sub(c.P)
+		along, across := dot(d, keep), dot(d, other)
+		if across >= 0 && across <= 2*reach && along > -reach/2 && along < shift {
+			shift = along
+		}
+	}
+	p := c.P.add(keep.scale(shift))
+	if keepU {
+		return corner{P: p, U: keep, V: other}
+	}
+	return corner{P: p, U: other, V: keep}
+}
+
 // cornerAt is the corner at p where an edge arriving along d1 meets one
 // leaving along d2.
 func cornerAt(p, d1, d2 point2) corner {
@@ -171,14 +223,15 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 			if !inside || distToPoly(poly, p) > 3*r {
 				continue
 			}
+			c := edgeCorner(p, e1, e2, poly, 7*r)
 			known := false
 			for _, cs := range [2][]corner{have, out} {
 				for _, h := range cs {
-					known = known || h.P.sub(p).len() < 3*r
+					known = known || h.P.sub(c.P).len() < 3*r
 				}
 			}
 			if !known {
-				out = append(out, cornerAt(p, d1, d2))
+				out = append(out, c)
 			}
 			break
 		}

@@ -165,6 +165,44 @@ func TestNotchedCorners(t *testing.T) {
 	}
 }
 
+// TestSkewedCornerSquared checks a corner whose second edge is the
+// slanted side of a notch an index cuts at the card's edge (dondorf's
+// K♥ lying sideways, seed 2204 round 1022): the corner is squared to the
+// clean edge, and moved back to where the card's edge runs past the notch.
+func TestSkewedCornerSquared(t *testing.T) {
+	const r = 2.0 // px a mm
+	// A card 63×88 mm from (10,10) mm, traced clockwise on the screen: its
+	// left edge runs straight up to 12 mm below the top, where the notch
+	// slants in by 3 mm to meet the top edge (14° off the edge).
+	poly := []image.Point{{20, 20 + 24}, {26, 20}, {146, 20}, {146, 196}, {20, 196}}
+	var got *corner
+	for _, c := range findCorners(poly, 7*r, 14*r, 25) {
+		if c.P.sub(point2{20, 20}).len() < 8 {
+			got = &c
+		}
+	}
+	if got == nil {
+		t.Fatalf("top-left corner not found in %+v", findCorners(poly, 7*r, 14*r, 25))
+	}
+	if got.P.sub(point2{20, 20}).len() > 0.5 {
+		t.Errorf("corner at %.1f, want 20,20: the card's edge past the notch", got.P)
+	}
+	if got.U.sub(point2{1, 0}).len() > 1e-9 || got.V.sub(point2{0, 1}).len() > 1e-9 {
+		t.Errorf("U %v V %v, want (1,0) and (0,1): square to the top edge", got.U, got.V)
+	}
+	// A corner off square by less than skewed keeps its edges as they are.
+	poly = []image.Point{{20, 20 + 40}, {24, 20}, {146, 20}, {146, 196}, {20, 196}}
+	kept := false
+	for _, c := range findCorners(poly, 7*r, 14*r, 25) {
+		if c.P.sub(point2{24, 20}).len() < 0.5 {
+			kept = math.Abs(math.Abs(dot(c.U, c.V))-math.Sin(math.Atan2(4, 40))) < 1e-9
+		}
+	}
+	if !kept {
+		t.Errorf("the corner 6° off square was not kept as found: %+v", findCorners(poly, 7*r, 14*r, 25))
+	}
+}
+
 // TestBackPartner checks which corners could take part in a back: only
 // those another corner agrees with on where the back's centre is.
 func TestBackPartner(t *testing.T) {
