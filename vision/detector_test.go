@@ -10,6 +10,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/testvideos/cardart"
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/testvideos/scene"
@@ -249,4 +250,62 @@ func TestReadsHeldOutDecks(t *testing.T) {
 	if float64(all.sidewaysRight) < 0.9*float64(all.sideways) {
 		t.Errorf("%d of %d doubled cards seen lying sideways, want 90%%", all.sidewaysRight, all.sideways)
 	}
+}
+
+// TestLoneCardAtAnyAngle turns a lone card whose pips reach close to its
+// edges (dondorf's T♥, at seat 1 of the 1080p view) through half a turn: at
+// every angle it is seen and read. Where a pip touches the edge it
+// notches the paper's outline, and the card must still count as lying on
+// its paper (seed 2204 round 1001, where it went unseen for four seconds).
+func TestLoneCardAtAnyAngle(t *testing.T) {
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 1
+	view := scene.DefaultConfig()
+	view.Deck = "dondorf"
+	view.Camera.Width, view.Camera.Height = 1920, 1080
+	st := newStage(t, cfg, view)
+	clf := openReader(t)
+	th := cards.New(cards.Ten, cards.Hearts)
+	centre := scene.Point{X: 505, Y: 276}
+	missed := 0
+	for deg := 0.0; deg < 180; deg += 3 {
+		det, err := vision.NewDetector(st.cal, clf, vision.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.sc.SetCards([]scene.PlacedCard{{Card: th, Pose: scene.Pose{Center: centre, RotDeg: deg}}}); err != nil {
+			t.Fatal(err)
+		}
+		st.sc.SetOccluders(nil)
+		if err := st.sc.Render(&st.frame, 0); err != nil {
+			t.Fatal(err)
+		}
+		// As the video encoder leaves it: softer, the pips' red bleeding
+		// into the margin.
+		buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, st.frame, []int{gocv.IMWriteJpegQuality, 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		soft, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
+		buf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		soft.CopyTo(&st.frame)
+		soft.Close()
+		got, err := det.Detect(st.frame, 0, 0)
+		det.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, o := range got.Cards {
+			found = found || vision.Dist(o.Center, calibration.Point{X: centre.X, Y: centre.Y}) < 8 && o.Card == th
+		}
+		if !found {
+			missed++
+			t.Errorf("at %.0f°: %v not seen (%+v)", deg, th, got.Cards)
+		}
+	}
+	t.Logf("%d of 60 angles missed", missed)
 }

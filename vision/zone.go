@@ -84,9 +84,15 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		if a < 0.35*cardPx || a > 20*cardPx {
 			continue // a chip, printing, or a sleeve across the felt
 		}
-		if rc, ok := singleCard(c, a, cardPx, r); ok {
+		if rect, rc, ok := singleCard(c, a, cardPx, r); ok {
 			// A card on its own: its rectangle is sure even where an index
-			// printed close to the edge notches the outline.
+			// or a pip printed close to the edge notches the outline, and
+			// the whole rectangle is paper (dondorf's T♥, seed 2204 round
+			// 1001: a pip reaching the edge put a test point of
+			// bodyOnPaper in the notch, and the card went unseen).
+			pv := gocv.NewPointsVectorFromPoints([][]image.Point{rect[:]})
+			gocv.FillPoly(&z.filled, pv, color.RGBA{R: 255, G: 255, B: 255, A: 255})
+			pv.Close()
 			corners = append(corners, rc...)
 			continue
 		}
@@ -217,24 +223,27 @@ func sameCorner(a, b corner) bool {
 	return a.P.sub(b.P).len() <= 1 && dot(a.U, b.U) >= 0.999 && dot(a.V, b.V) >= 0.999
 }
 
-// singleCard returns the four corners of a blob that is one card: the
-// area and the sides of its smallest enclosing rectangle are a card's.
-func singleCard(c gocv.PointVector, area, cardPx, r float64) ([]corner, bool) {
+// singleCard reports whether a blob is one card: the area and the sides
+// of its smallest enclosing rectangle are a card's. It returns that
+// rectangle and the card's index corners.
+func singleCard(c gocv.PointVector, area, cardPx, r float64) ([4]image.Point, []corner, bool) {
+	var rect [4]image.Point
 	if area < 0.75*cardPx || area > 1.15*cardPx {
-		return nil, false
+		return rect, nil, false
 	}
 	rr := gocv.MinAreaRect(c)
 	if len(rr.Points) != 4 {
-		return nil, false
+		return rect, nil, false
 	}
 	p := make([]point2, 4)
 	for i, q := range rr.Points {
 		p[i] = point2{float64(q.X), float64(q.Y)}
+		rect[i] = q
 	}
 	s1, s2 := p[1].sub(p[0]).len(), p[2].sub(p[1]).len()
 	short, long := math.Min(s1, s2), math.Max(s1, s2)
 	if math.Abs(short/r-cardW) > 0.12*cardW || math.Abs(long/r-cardH) > 0.12*cardH {
-		return nil, false
+		return rect, nil, false
 	}
 	var out []corner
 	for i := range p {
@@ -250,7 +259,7 @@ func singleCard(c gocv.PointVector, area, cardPx, r float64) ([]corner, bool) {
 		}
 		out = append(out, corner{P: p[i], U: u.unit(), V: v.unit()})
 	}
-	return out, true
+	return rect, out, true
 }
 
 // onPaper reports whether a table point lies on card paper in the zone's
