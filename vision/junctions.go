@@ -25,7 +25,7 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 	orient := orientation(poly)
 	const (
 		minEdgeMM = 15.0 // jitter breaks a row's top edge into pieces
-		endMM     = 0    // a hidden corner may end a piece
+		endMM     = -5   // a hidden corner may lie past a piece's end: the outline wanders round it
 		fromMM    = 4.0  // the band below the outline searched for a side edge
 		toMM      = 30.0
 		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
