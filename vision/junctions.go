@@ -33,7 +33,8 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 	)
 	rows, cols := pic.rows, pic.cols
 	var out []corner
-	for _, st := range straightStretches(poly, straightMM*r) {
+	stretches := straightStretches(poly, straightMM*r)
+	for i, st := range stretches {
 		a, b := st[0], st[1]
 		length := b.sub(a).len()
 		if length < minEdgeMM*r {
@@ -75,25 +76,61 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 			if k > 0 && profile[k] <= profile[k-1] {
 				continue
 			}
-			p := a.add(d.scale(start + float64(k)))
+			s := start + float64(k)
+			p := a.add(d.scale(s))
 			u, v := d, in
 			if cross(u, v) < 0 {
 				u = u.scale(-1)
 			}
-			c := corner{P: p, U: u, V: v}
-			dup := false
-			for _, q := range append(known, out...) {
-				if q.P.sub(p).len() < 5*r {
-					dup = true
-					break
+			cs := []corner{{P: p, U: u, V: v}}
+			if (s <= -endMM*r && runsOn(stretches, i, -1, r)) || (s >= length+endMM*r && runsOn(stretches, i, 1, r)) {
+				// Where a piece of outline ends, the outline may run on
+				// along a card's long edge past its index corner (a
+				// sideways double lying over the hand beside it, tigullio
+				// seed 2206 round 1038): its short edge is the side edge
+				// going in, and its frame is this one turned a quarter.
+				cs = append(cs, corner{P: p, U: in, V: d})
+				if cross(in, d) < 0 {
+					cs[1].V = d.scale(-1)
 				}
 			}
-			if !dup {
-				out = append(out, c)
+			// A corner found already stands for the junction there; the
+			// turned frame is another card's corner unless that corner
+			// has the same frame.
+			for j, c := range cs {
+				dup := false
+				for _, q := range append(known, out...) {
+					if q.P.sub(c.P).len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9) {
+						dup = true
+						break
+					}
+				}
+				if !dup {
+					out = append(out, c)
+				}
 			}
 		}
 	}
 	return out
+}
+
+// runsOn reports whether the outline runs on nearly straight (within
+// 45°) from stretch i into the stretch before it (step -1) or after it
+// (step 1): where a card's long edge meets the edge of a card beneath, not
+// where the outline turns round a corner.
+func runsOn(stretches [][2]point2, i, step int, r float64) bool {
+	n := len(stretches)
+	j := (i + step + n) % n
+	if j == i {
+		return false
+	}
+	a, b := stretches[i], stretches[j]
+	joint := a[1].sub(b[0]) // this stretch's end, the next one's start
+	if step < 0 {
+		joint = b[1].sub(a[0])
+	}
+	d1, d2 := a[1].sub(a[0]).unit(), b[1].sub(b[0]).unit()
+	return joint.len() <= 2*r && dot(d1, d2) >= math.Cos(math.Pi/4)
 }
 
 // greyPicture is an 8-bit grey picture read in place. The junction

@@ -137,3 +137,40 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 func colorOf(s gocv.Scalar) color.RGBA {
 	return color.RGBA{R: uint8(s.Val1), G: uint8(s.Val1), B: uint8(s.Val1), A: 255}
 }
+
+// TestJunctionTurnedAtStretchEnd checks the index corner of a sideways
+// card lying over another card, where the outline runs on from the
+// sideways card's long edge into the edge of the card beneath, bending a
+// little (tigullio seed 2206 round 1038: a double 7♣ over the 3♥ beside
+// it went uncounted). The card's short edge is the side edge going in, so
+// its frame is the junction's turned a quarter.
+func TestJunctionTurnedAtStretchEnd(t *testing.T) {
+	const r = 2.0                                                                                 // px a mm
+	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 300, 360, gocv.MatTypeCV8U) // felt
+	defer pic.Close()
+	white := colorOf(gocv.NewScalar(240, 0, 0, 0))
+	// The card beneath, 63×88 mm turned 7.8°, its top edge through
+	// (216,100); the sideways card over it, 88×63 mm from (40,100), its
+	// right (short) edge a thin grey line on the other's paper.
+	under := gocv.NewPointsVectorFromPoints([][]image.Point{{{186, 104}, {311, 87}, {335, 261}, {210, 278}}})
+	defer under.Close()
+	gocv.FillPoly(&pic, under, white)
+	gocv.Rectangle(&pic, image.Rect(40, 100, 216, 226), white, -1)
+	gocv.Line(&pic, image.Pt(216, 100), image.Pt(216, 226), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
+	gocv.GaussianBlur(pic, &pic, image.Pt(5, 5), 1, 1, gocv.BorderReplicate) // the camera's blur
+	poly := []image.Point{{40, 100}, {216, 100}, {311, 87}, {335, 261}, {210, 278}, {203, 226}, {40, 226}}
+	grey, ok := newGreyPicture(pic, image.Rect(0, 0, pic.Cols(), pic.Rows()))
+	if !ok {
+		t.Fatal("newGreyPicture refused a grey Mat")
+	}
+	got := findJunctions(grey, poly, r, nil)
+	found := false
+	for _, c := range got {
+		if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the sideways card's index corner at (216,100), U (0,1), V (-1,0), not found: %+v", got)
+	}
+}
