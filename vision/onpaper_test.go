@@ -82,7 +82,8 @@ func TestBodyOnPaper(t *testing.T) {
 
 // TestObserveTurnedReading checks that a card of a deck with an index in
 // every corner, read also at a corner of the other kind a quarter turned,
-// is one card, while two cards alike in one hand stay two.
+// is one card, even where that turned index is misread doubtfully as
+// another card, while two cards alike in one hand stay two.
 func TestObserveTurnedReading(t *testing.T) {
 	var pts []calibration.Correspondence
 	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
@@ -94,9 +95,11 @@ func TestObserveTurnedReading(t *testing.T) {
 	}
 	d := &Detector{cal: cal, opts: DefaultOptions()}
 	nine := cards.MustParse("9D")
-	at := func(p, u, v point2, conf float64) read {
-		return read{res: classify.Result{Card: nine, Confidence: conf}, at: corner{P: p, U: u, V: v}}
+	six := cards.MustParse("6D")
+	readAs := func(c cards.Card, p, u, v point2, conf float64) read {
+		return read{res: classify.Result{Card: c, Confidence: conf}, at: corner{P: p, U: u, V: v}}
 	}
+	at := func(p, u, v point2, conf float64) read { return readAs(nine, p, u, v, conf) }
 	index := at(point2{0, 0}, point2{1, 0}, point2{0, 1}, 0.95)
 	step := point2{14, -16} // the next card of a hand
 	tests := []struct {
@@ -107,6 +110,8 @@ func TestObserveTurnedReading(t *testing.T) {
 		{"a card read at its index corner", []read{index}, 1},
 		{"and at its bottom-left corner, a quarter turned", []read{index, at(point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.53)}, 1},
 		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, 1},
+		{"and at its bottom-left corner, doubtfully as another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.42)}, 1},
+		{"another card read surely there is another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.8)}, 2},
 		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, 2},
 		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, 2},
 	}
