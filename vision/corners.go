@@ -140,7 +140,7 @@ func edgeCorner(p point2, e1, e2 edge, poly []image.Point, reach float64) corner
 	if e1.b.sub(e1.a).len() >= e2.b.sub(e2.a).len() {
 		keep = d1.scale(-1)
 	}
-	return squareTo(c, keep == c.U, poly, reach)
+	return squareTo(c, keep == c.U, poly, reach) // cornerAt puts -d1 or d2 in U as it is
 }
 
 // squareTo squares corner c to one of its edges, U where keepU: the

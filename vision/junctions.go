@@ -25,7 +25,7 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 	orient := orientation(poly)
 	const (
 		minEdgeMM = 15.0 // jitter breaks a row's top edge into pieces
-		endMM     = -5   // a hidden corner may lie past a piece's end: the outline wanders round it
+		pastMM    = 5.0  // a hidden corner may lie past a piece's end: the outline wanders round it
 		fromMM    = 4.0  // the band below the outline searched for a side edge
 		toMM      = 30.0
 		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
@@ -46,7 +46,7 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 		// of orient says which.
 		in := point2{-d.Y, d.X}.scale(orient)
 		var profile []float64
-		start, stop := endMM*r, length-endMM*r
+		start, stop := -pastMM*r, length+pastMM*r
 		for s := start; s <= stop; s++ {
 			hit, all := 0, 0
 			for depth := fromMM * r; depth <= toMM*r; depth++ {
@@ -83,7 +83,7 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 				u = u.scale(-1)
 			}
 			cs := []corner{{P: p, U: u, V: v}}
-			if (s <= -endMM*r && runsOn(stretches, i, -1, r)) || (s >= length+endMM*r && runsOn(stretches, i, 1, r)) {
+			if (s <= pastMM*r && runsOn(stretches, i, -1, r)) || (s >= length-pastMM*r && runsOn(stretches, i, 1, r)) {
 				// Where a piece of outline ends, the outline may run on
 				// along a card's long edge past its index corner (a
 				// sideways double lying over the hand beside it, tigullio
