@@ -1,6 +1,7 @@
 package tracker
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -157,22 +158,26 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	t.frame = f.Index
 	t.match(f)
 	var out []Round
+	var due []*track
 	for _, tr := range t.tracks {
 		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+t.span >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
-			if t.nearCounted(tr) {
-				// A second sighting of a card already counted, read
-				// another way: it is the same card.
-				tr.stale = true
-				continue
-			}
-			if t.acrossDealerRow(tr) {
-				continue
-			}
-			t.confirm(tr, f.Index)
+			due = append(due, tr)
 		}
 		if tr.confirmed && !tr.gone && f.Index-tr.lastSeen > t.cfg.LostFrames {
 			tr.gone = true
 		}
+	}
+	for _, tr := range t.dealingOrder(due) {
+		if t.nearCounted(tr) {
+			// A second sighting of a card already counted, read
+			// another way: it is the same card.
+			tr.stale = true
+			continue
+		}
+		if t.acrossDealerRow(tr) {
+			continue
+		}
+		t.confirm(tr, f.Index)
 	}
 	// Forget unconfirmed glimpses (a card in the dealer's moving hand)
 	// and swept stale cards.
@@ -248,6 +253,35 @@ func (t *Tracker) match(f vision.Frame) {
 		t.update(tr, o, f.Index)
 		t.tracks = append(t.tracks, tr)
 	}
+}
+
+// dealingOrder sorts the cards due to be counted in one frame as they were
+// dealt: the first seen first, and among cards that came into sight in
+// the same frame (the dealer's hand over them until then), the one
+// nearest a card already counted first, as a hand or the dealer's row
+// grows away from its first card (tigullio seed 2209 round 1022: the
+// hole card, turned, and the dealer's next card were both first seen
+// once the hand had gone).
+func (t *Tracker) dealingOrder(due []*track) []*track {
+	if len(due) < 2 {
+		return due
+	}
+	near := make(map[*track]float64, len(due))
+	for _, tr := range due {
+		near[tr] = math.Inf(1)
+		for _, o := range t.tracks {
+			if o.confirmed && !o.dropped && !o.stale {
+				near[tr] = min(near[tr], vision.Dist(o.pos, tr.pos))
+			}
+		}
+	}
+	slices.SortStableFunc(due, func(a, b *track) int {
+		if c := cmp.Compare(a.firstSeen, b.firstSeen); c != 0 {
+			return c
+		}
+		return cmp.Compare(near[a], near[b])
+	})
+	return due
 }
 
 // conflicts reports whether the observation reads another card than the

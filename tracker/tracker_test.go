@@ -419,3 +419,42 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestCardsSeenTogetherCountInDealingOrder deals the dealer's hole card
+// and next card under the dealer's hand, so that both come into sight in
+// the same frame, listed the other way round: the row grows away from the
+// up card, so the card nearer it was dealt first (tigullio seed 2209
+// rounds 1022 and 1048).
+func TestCardsSeenTogetherCountInDealingOrder(t *testing.T) {
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fps = 25
+	tr := New(DefaultConfig(fps), tableOf(t, l), game.DefaultRules())
+	frame := 0
+	show := func(seconds float64, os ...vision.Observation) {
+		for range int(seconds * fps) {
+			tr.Observe(vision.Frame{Index: frame, Time: float64(frame) / fps, Cards: os})
+			frame++
+		}
+	}
+	card := func(c string, x float64) vision.Observation {
+		return vision.Observation{Card: cards.MustParse(c), Confidence: 0.97, Center: calibration.Point{X: x, Y: 174}, Angle: 90}
+	}
+	tr.StartRound("1022", frame)
+	up := card("4C", -28)
+	show(1, up)
+	show(1, card("KH", 18), up, card("7S", -7)) // as the detector may list them
+	r, ok := tr.EndRound(frame)
+	if !ok {
+		t.Fatal("no round")
+	}
+	var got []string
+	for _, c := range r.Dealer {
+		got = append(got, c.Text)
+	}
+	if want := []string{"4C", "7S", "KH"}; !slices.Equal(got, want) {
+		t.Errorf("dealer %v, want %v", got, want)
+	}
+}
