@@ -124,3 +124,32 @@ func TestObserveTurnedReading(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeTurnedReading checks that a card's turned index, read by a zone
+// that does not read the card's own index, is dropped when the zones'
+// observations are merged (dondorf seed 2207 round 1045), while a card
+// read surely there stays.
+func TestMergeTurnedReading(t *testing.T) {
+	at := func(card string, conf, x, y, angle float64) Observation {
+		return Observation{Card: cards.MustParse(card), Confidence: conf, Center: calibration.Point{X: x, Y: y}, Angle: angle}
+	}
+	nine := at("9C", 0.97, 353, 330, 70)
+	tests := []struct {
+		name  string
+		other Observation
+		want  int
+	}{
+		{"its turned index, doubtful", at("9C", 0.51, 336.7, 323.7, 159), 1},
+		{"its turned index misread", at("9D", 0.4, 336.7, 323.7, 159), 1},
+		{"another card read surely there", at("9D", 0.9, 336.7, 323.7, 159), 2},
+		{"the same card 18 mm off, not turned", at("9C", 0.51, 336.7, 323.7, 70), 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Detector{zones: []*zone{{obs: []Observation{nine}}, {obs: []Observation{tt.other}}}}
+			if got := d.merge(); len(got) != tt.want {
+				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
+			}
+		})
+	}
+}

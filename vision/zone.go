@@ -358,16 +358,9 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	// is of, the turned reading is that card's. So is a doubtful reading
 	// of another card there: the turned index misread (dondorf's 6♦ as a
 	// 9♦ at 0.42, seed 2204 round 1033, which put a 9♦ in the hand).
-	const turnedOff = (cardH - cardW) / 2
 	for _, g := range faces {
-		v := g.v.unit()
-		u := point2{-v.Y, v.X}
 		for _, h := range faces {
-			if g.n == 0 || h.n == 0 || h == g || h.conf >= g.conf || (h.card != g.card && h.conf >= Confident) {
-				continue
-			}
-			d := h.centre.sub(g.centre)
-			if math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, h.v.unit())) < 0.5 {
+			if g.n > 0 && h.n > 0 && h != g && turnedReading(g.card, g.conf, g.centre, g.v, h.card, h.conf, h.centre, h.v) {
 				h.n = 0
 			}
 		}
@@ -429,6 +422,22 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
 	}
 	return out
+}
+
+// turnedReading reports whether reading h (card, confidence, centre and
+// long axis) is reading g's card seen at a corner of the other kind, a
+// quarter turned (observe): its centre (cardH-cardW)/2 off along both of
+// g's axes, its axis square to g's, and read less surely, either as the
+// same card or doubtfully as another.
+func turnedReading(gCard cards.Card, gConf float64, gCentre, gV point2, hCard cards.Card, hConf float64, hCentre, hV point2) bool {
+	const turnedOff = (cardH - cardW) / 2
+	if hConf >= gConf || (hCard != gCard && hConf >= Confident) {
+		return false
+	}
+	v := gV.unit()
+	u := point2{-v.Y, v.X}
+	d := hCentre.sub(gCentre)
+	return math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, hV.unit())) < 0.5
 }
 
 // bodyOnPaper reports whether the body of the card whose index corner is
