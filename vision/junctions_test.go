@@ -108,18 +108,12 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 	gocv.Rectangle(&pic, image.Rect(20, 24, 146, 200), colorOf(paper), -1)
 	gocv.Rectangle(&pic, image.Rect(64, 18, 190, 194), colorOf(paper), -1)
 	gocv.Line(&pic, image.Pt(64, 18), image.Pt(64, 194), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
-	gocv.GaussianBlur(pic, &pic, image.Pt(5, 5), 1, 1, gocv.BorderReplicate) // the camera's blur
 	// The outline, clockwise on the screen: the first card's top edge
 	// ends 6 px short of the corner, the second's starts 6 px past it.
-	poly := []image.Point{
+	got := blurredJunctions(t, pic, []image.Point{
 		{20, 24}, {58, 24}, {61, 29}, {70, 18}, {190, 18}, {190, 194},
 		{146, 194}, {146, 200}, {20, 200},
-	}
-	grey, ok := newGreyPicture(pic, image.Rect(0, 0, pic.Cols(), pic.Rows()))
-	if !ok {
-		t.Fatal("newGreyPicture refused a grey Mat")
-	}
-	got := findJunctions(grey, poly, r, nil)
+	}, r)
 	found := false
 	for _, c := range got {
 		if c.P.X >= 62 && c.P.X <= 66 && c.P.Y >= 17 && c.P.Y <= 25 {
@@ -132,6 +126,18 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 	if !found {
 		t.Errorf("the second card's hidden corner at (64,18..24) not found: %+v", got)
 	}
+}
+
+// blurredJunctions blurs a drawn grey picture as the camera would and
+// finds the junctions along the outline poly (clockwise on the screen).
+func blurredJunctions(t *testing.T, pic gocv.Mat, poly []image.Point, r float64) []corner {
+	t.Helper()
+	gocv.GaussianBlur(pic, &pic, image.Pt(5, 5), 1, 1, gocv.BorderReplicate)
+	grey, ok := newGreyPicture(pic, image.Rect(0, 0, pic.Cols(), pic.Rows()))
+	if !ok {
+		t.Fatal("newGreyPicture refused a grey Mat")
+	}
+	return findJunctions(grey, poly, r, nil)
 }
 
 func colorOf(s gocv.Scalar) color.RGBA {
@@ -157,13 +163,7 @@ func TestJunctionTurnedAtStretchEnd(t *testing.T) {
 	gocv.FillPoly(&pic, under, white)
 	gocv.Rectangle(&pic, image.Rect(40, 100, 216, 226), white, -1)
 	gocv.Line(&pic, image.Pt(216, 100), image.Pt(216, 226), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
-	gocv.GaussianBlur(pic, &pic, image.Pt(5, 5), 1, 1, gocv.BorderReplicate) // the camera's blur
-	poly := []image.Point{{40, 100}, {216, 100}, {311, 87}, {335, 261}, {210, 278}, {203, 226}, {40, 226}}
-	grey, ok := newGreyPicture(pic, image.Rect(0, 0, pic.Cols(), pic.Rows()))
-	if !ok {
-		t.Fatal("newGreyPicture refused a grey Mat")
-	}
-	got := findJunctions(grey, poly, r, nil)
+	got := blurredJunctions(t, pic, []image.Point{{40, 100}, {216, 100}, {311, 87}, {335, 261}, {210, 278}, {203, 226}, {40, 226}}, r)
 	found := false
 	for _, c := range got {
 		if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
