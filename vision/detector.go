@@ -657,15 +657,14 @@ func (d *Detector) merge() []Observation {
 	// A card's turned index is often read by a zone that does not read
 	// the card's own index (dondorf seed 2207 round 1045: a 9♣ read at
 	// 0.51 by one zone, 18 mm from the 9♣ another read at 0.97).
-	axis := func(o Observation) point2 {
+	faceOf := func(o Observation) face {
 		a := o.Angle * math.Pi / 180
-		return point2{math.Cos(a), math.Sin(a)}
+		return face{card: o.Card, conf: o.Confidence, centre: point2{o.Center.X, o.Center.Y}, v: point2{math.Cos(a), math.Sin(a)}}
 	}
-	centre := func(o Observation) point2 { return point2{o.Center.X, o.Center.Y} }
 	turned := make([]bool, len(out))
 	for i, h := range out {
 		for _, g := range out {
-			turned[i] = turned[i] || !g.FaceDown && !h.FaceDown && turnedReading(g.Card, g.Confidence, centre(g), axis(g), h.Card, h.Confidence, centre(h), axis(h))
+			turned[i] = turned[i] || !g.FaceDown && !h.FaceDown && turnedReading(faceOf(g), faceOf(h))
 		}
 	}
 	kept := out[:0]

@@ -310,10 +310,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	// Faces: the centre lies 31.5 mm along U and 44 mm along V from an
 	// index corner.
 	type group struct {
-		card   cards.Card
-		centre point2
-		v      point2
-		conf   float64
+		face
 		n      int
 		capped bool
 	}
@@ -334,7 +331,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 			}
 		}
 		if g == nil {
-			g = &group{card: rd.res.Card, centre: c, v: rd.at.V}
+			g = &group{face: face{card: rd.res.Card, centre: c, v: rd.at.V}}
 			faces = append(faces, g)
 		} else {
 			g.centre = g.centre.scale(float64(g.n)).add(c).scale(1 / float64(g.n+1))
@@ -360,7 +357,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	// 9♦ at 0.42, seed 2204 round 1033, which put a 9♦ in the hand).
 	for _, g := range faces {
 		for _, h := range faces {
-			if g.n > 0 && h.n > 0 && h != g && turnedReading(g.card, g.conf, g.centre, g.v, h.card, h.conf, h.centre, h.v) {
+			if g.n > 0 && h.n > 0 && h != g && turnedReading(g.face, h.face) {
 				h.n = 0
 			}
 		}
@@ -424,20 +421,27 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	return out
 }
 
-// turnedReading reports whether reading h (card, confidence, centre and
-// long axis) is reading g's card seen at a corner of the other kind, a
-// quarter turned (observe): its centre (cardH-cardW)/2 off along both of
-// g's axes, its axis square to g's, and read less surely, either as the
-// same card or doubtfully as another.
-func turnedReading(gCard cards.Card, gConf float64, gCentre, gV point2, hCard cards.Card, hConf float64, hCentre, hV point2) bool {
+// face is a card face read somewhere: the card, how surely, and where it
+// lies (its centre and long axis, in table mm).
+type face struct {
+	card      cards.Card
+	conf      float64
+	centre, v point2
+}
+
+// turnedReading reports whether h is g's card seen at a corner of the
+// other kind, a quarter turned (observe): its centre (cardH-cardW)/2 off
+// along both of g's axes, its axis square to g's, and read less surely,
+// either as the same card or doubtfully as another.
+func turnedReading(g, h face) bool {
 	const turnedOff = (cardH - cardW) / 2
-	if hConf >= gConf || (hCard != gCard && hConf >= Confident) {
+	if h.conf >= g.conf || (h.card != g.card && h.conf >= Confident) {
 		return false
 	}
-	v := gV.unit()
+	v := g.v.unit()
 	u := point2{-v.Y, v.X}
-	d := hCentre.sub(gCentre)
-	return math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, hV.unit())) < 0.5
+	d := h.centre.sub(g.centre)
+	return math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, h.v.unit())) < 0.5
 }
 
 // bodyOnPaper reports whether the body of the card whose index corner is
