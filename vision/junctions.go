@@ -99,10 +99,9 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 			// has the same frame.
 			for j, c := range cs {
 				dup := false
-				for _, q := range append(known, out...) {
-					if q.P.sub(c.P).len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9) {
-						dup = true
-						break
+				for _, qs := range [2][]corner{known, out} {
+					for _, q := range qs {
+						dup = dup || q.P.sub(c.P).len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9)
 					}
 				}
 				if !dup {
