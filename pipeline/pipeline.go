@@ -278,6 +278,15 @@ func (p *Pipeline) calibrate(mat gocv.Mat) error {
 	return nil
 }
 
+// Readings returns the card corners the detector read in the last frame
+// (vision.Detector.Readings); none before the camera is calibrated.
+func (p *Pipeline) Readings() []vision.Reading {
+	if p.det == nil {
+		return nil
+	}
+	return p.det.Readings()
+}
+
 // Flush closes the round still open, at the end of the video or on
 // shutdown, and reconciles it.
 func (p *Pipeline) Flush() []Result { return p.finish(p.trk.Flush()) }

@@ -82,6 +82,7 @@ type Detector struct {
 	// some 2.5 mm in it.
 	paperGrow, bridge gocv.Mat
 	grid              grid
+	lastRead          []*zone // the zones read by the last Detect
 	width             int
 	height            int
 	// Stats for the benchmark and the monitor's metrics: zones read
@@ -124,6 +125,7 @@ const (
 // zone is one area of the table watched on its own: rectified, compared
 // with how it looked when last read, and read again only when changed.
 type zone struct {
+	name       string          // "dealer" or "seat N"
 	x0, y0     float64         // table mm of the rectified image's origin
 	roi        image.Rectangle // the zone in the grid
 	watch      *watch          // its footprint in the eighth-size picture
@@ -204,10 +206,14 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 		d.Close()
 		return nil, err
 	}
-	for _, b := range boxes {
+	for i, b := range boxes {
 		roi := image.Rect(int(math.Floor((b[0]-gx0)*r)), int(math.Floor((b[1]-gy0)*r)), int(math.Ceil((b[2]-gx0)*r)), int(math.Ceil((b[3]-gy0)*r))).
 			Intersect(image.Rect(0, 0, gw, gh))
 		if z := d.newZone(roi, at, sw, sh); z != nil {
+			z.name = "dealer"
+			if i > 0 {
+				z.name = fmt.Sprintf("seat %d", t.Seats[i-1].Seat)
+			}
 			d.zones = append(d.zones, z)
 		}
 	}
@@ -431,6 +437,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		return Frame{}, fmt.Errorf("vision: frame %d is %dx%d type %v; want %dx%d BGR as calibrated", index, frame.Cols(), frame.Rows(), frame.Type(), d.width, d.height)
 	}
 	d.FramesSeen++
+	d.lastRead = nil
 	// The eighth-size picture every frame is compared by: each pixel the
 	// mean of an 8×8 block, so that sensor noise stays well under
 	// ChangeLevel. Halving bilinearly averages 2×2 pixels exactly; three
@@ -487,6 +494,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		z.read = true
 		d.ZonesDetected++
 	}
+	d.lastRead = toRead
 	for _, z := range d.zones {
 		out.Busy = out.Busy || z.busy || z.watch.moving
 	}

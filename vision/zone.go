@@ -25,8 +25,10 @@ var (
 // read is one corner the model recognised.
 type read struct {
 	res    classify.Result
-	at     corner // in table mm
-	capped bool   // the dealer's hand was near
+	at     corner         // in table mm
+	frame  classify.Frame // where its crop was cut in the image
+	capped bool           // the dealer's hand was near
+	cached bool           // res is an earlier frame's: the crop looked the same
 }
 
 // prepareZone finds card corners in a zone of the grid (its tiles worked
@@ -150,11 +152,11 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 			continue
 		}
 		z.crops[len(z.batch)] = crop
-		rd := read{at: tc, capped: z.busy && d.skinNear(z, c)}
+		rd := read{at: tc, frame: f, capped: z.busy && d.skinNear(z, c)}
 		// Most corners in a changed zone are of cards that were there
 		// before: a crop that looks as it did keeps its reading.
 		if k, ok := z.cached(tc, crop, used); ok {
-			rd.res = z.cache[k].res
+			rd.res, rd.cached = z.cache[k].res, true
 			used[k] = true
 			z.reads = append(z.reads, rd)
 			continue

@@ -469,6 +469,20 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 	}, nil
 }
 
+// loadVideoConfig loads the configuration of a command that reads a
+// recorded video (replay, inspect): it needs the table file, and every
+// file configured must be there before the work starts.
+func loadVideoConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config, error) {
+	cfg, err := loadConfig(path, fs, bind)
+	if err != nil {
+		return Config{}, err
+	}
+	if cfg.Table.Calibration == "" {
+		return Config{}, &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
+	}
+	return cfg, cfg.checkFiles()
+}
+
 // checkFiles reports a configured file that is not there, before any work
 // starts.
 func (c Config) checkFiles() error {

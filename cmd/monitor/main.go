@@ -94,6 +94,13 @@ Usage:
       print an alert for each wrong dealer entry. With --publish, the
       results also go to mqtt.broker under mqtt.replay_prefix.
 
+  monitor inspect VIDEO --frames FROM:TO [--config FILE] [--at X,Y] [--radius MM] [--crops DIR]
+      Replay a video as replay does, and for the frames asked for print
+      what vision read: each card corner with the model's reading, and the
+      cards made of them, near table point X,Y (mm) if given. With --crops,
+      also write each corner's crop as a PNG. For finding out why a card
+      was read as it was, or missed.
+
   monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]
       Watch a table: frames from a camera, RTSP stream or file; the
       controller's events from <prefix>/<table>/controller; rounds,
@@ -121,6 +128,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.runReplay(ctx, args[1:])
 	case "live":
 		return m.runLive(ctx, args[1:])
+	case "inspect":
+		return m.runInspect(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return nil

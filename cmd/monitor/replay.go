@@ -42,14 +42,8 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "usage: monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]")
 		return errUsage
 	}
-	cfg, err := loadConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model", "mqtt.broker": "broker"})
+	cfg, err := loadVideoConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model", "mqtt.broker": "broker"})
 	if err != nil {
-		return err
-	}
-	if cfg.Table.Calibration == "" {
-		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
-	}
-	if err := cfg.checkFiles(); err != nil {
 		return err
 	}
 	r := &replay{m: m, cfg: cfg, quiet: *quiet, log: cfg.Logger(m.Stderr)}
@@ -105,6 +99,7 @@ type replay struct {
 	next         int
 
 	out       *results
+	inspect   *inspector // monitor inspect: show what vision read
 	fps       float64
 	step      int // one frame in step is read
 	frames    int
@@ -316,6 +311,9 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 	if !f.read {
 		return nil
 	}
+	if r.inspect != nil && f.index > r.inspect.to {
+		return errInspected
+	}
 	obs, res, err := r.pl.Frame(f.mat, f.index, t)
 	if err != nil {
 		if errors.Is(err, pipeline.ErrCalibration) {
@@ -333,6 +331,11 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 	}
 	if err := r.emit(ctx, res); err != nil {
 		return err
+	}
+	if r.inspect != nil && f.index >= r.inspect.from {
+		if err := r.inspect.frame(f.mat, f.index, t, obs, r.pl.Readings()); err != nil {
+			return err
+		}
 	}
 	if r.ann != nil {
 		return r.ann.Frame(f.mat, obs)

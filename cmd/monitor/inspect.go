@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/vision"
+	"bjmonitor/vision/classify"
+)
+
+// errInspected ends an inspection's replay once past its last frame.
+var errInspected = errors.New("inspected every frame asked for")
+
+func (m *Main) runInspect(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("inspect", pflag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	configPath := fs.String("config", "", "configuration file (YAML)")
+	frames := fs.String("frames", "", "the frames to show, FROM:TO (video frame numbers, from 0)")
+	at := fs.String("at", "", "show only what lies near this table point, X,Y in mm")
+	radius := fs.Float64("radius", 60, "with --at, how near, in mm")
+	crops := fs.String("crops", "", "write each corner's crop into this folder as a PNG")
+	fs.String("table", "", "table file (default: table.calibration)")
+	fs.String("model", "", "card index model (default: vision.model)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(m.Stderr, "usage: monitor inspect VIDEO --frames FROM:TO [--config FILE] [--at X,Y] [--radius MM] [--crops DIR]")
+		return errUsage
+	}
+	in := &inspector{w: m.Stdout, radius: *radius, crops: *crops}
+	if _, err := fmt.Sscanf(*frames, "%d:%d", &in.from, &in.to); err != nil || in.from < 0 || in.to < in.from {
+		return fmt.Errorf("--frames %q: want FROM:TO, two frame numbers, FROM at most TO", *frames)
+	}
+	if *at != "" {
+		var p calibration.Point
+		if _, err := fmt.Sscanf(*at, "%g,%g", &p.X, &p.Y); err != nil {
+			return fmt.Errorf("--at %q: want X,Y, a table point in mm", *at)
+		}
+		in.at = &p
+	}
+	if !(*radius > 0) {
+		return fmt.Errorf("--radius %v: want a distance in mm above 0", *radius)
+	}
+	if in.crops != "" {
+		if err := os.MkdirAll(in.crops, 0o755); err != nil {
+			return err
+		}
+		in.cutter = classify.NewCropper()
+		defer in.cutter.Close()
+	}
+	cfg, err := loadVideoConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model"})
+	if err != nil {
+		return err
+	}
+	r := &replay{m: m, cfg: cfg, quiet: true, log: cfg.Logger(m.Stderr), inspect: in}
+	r.out = newResults(cfg.Table.ID, nil, nil, r.log)
+	if err := r.run(ctx, fs.Arg(0), ""); err != nil && !errors.Is(err, errInspected) {
+		return err
+	}
+	if in.shown == 0 {
+		fmt.Fprintf(m.Stderr, "inspect: no zone was read in frames %d to %d (the picture held still, or the video is shorter)\n", in.from, in.to)
+	}
+	return nil
+}
+
+// inspector prints what vision read in frames from..to.
+type inspector struct {
+	w        io.Writer
+	from, to int
+	at       *calibration.Point // nil: everywhere
+	radius   float64
+	crops    string // folder for the crops; "" for none
+	cutter   *classify.Cropper
+	shown    int // frames printed
+}
+
+func (in *inspector) near(p calibration.Point) bool {
+	return in.at == nil || vision.Dist(p, *in.at) <= in.radius
+}
+
+// frame prints one frame's readings and cards, and writes the crops.
+func (in *inspector) frame(mat gocv.Mat, index int, t float64, obs vision.Frame, reads []vision.Reading) error {
+	var lines []string
+	for _, r := range reads {
+		if !in.near(r.Corner) {
+			continue
+		}
+		line := fmt.Sprintf("  %-7s corner (%.1f, %.1f) at %4.0f°: %v", r.Zone, r.Corner.X, r.Corner.Y, r.Angle, r.Result)
+		if r.Cached {
+			line += ", kept from an earlier frame"
+		}
+		if r.Capped {
+			line += ", under the dealer's hand"
+		}
+		if in.cutter != nil {
+			name, err := in.writeCrop(mat, index, r)
+			if err != nil {
+				return err
+			}
+			line += " → " + name
+		}
+		lines = append(lines, line)
+	}
+	for _, o := range obs.Cards {
+		if !in.near(o.Center) {
+			continue
+		}
+		what := o.Card.String()
+		if o.FaceDown {
+			what = "face down"
+		}
+		line := fmt.Sprintf("  card %s %.2f at (%.1f, %.1f) %.0f°", what, o.Confidence, o.Center.X, o.Center.Y, o.Angle)
+		if o.Sideways {
+			line += ", sideways"
+		}
+		lines = append(lines, line)
+	}
+	if len(reads) == 0 || len(lines) == 0 {
+		return nil // no zone read this frame, or nothing near the point
+	}
+	in.shown++
+	busy := ""
+	if obs.Busy {
+		busy = ", something moving on the felt"
+	}
+	_, err := fmt.Fprintf(in.w, "frame %d (%s)%s\n%s\n", index, clock(t), busy, strings.Join(lines, "\n"))
+	return err
+}
+
+// writeCrop cuts a reading's crop from the frame, as the detector did,
+// and writes it as a PNG; it returns the file's name.
+func (in *inspector) writeCrop(mat gocv.Mat, index int, r vision.Reading) (string, error) {
+	crop := gocv.NewMat()
+	defer crop.Close()
+	if err := in.cutter.Cut(mat, r.Crop, &crop); err != nil {
+		return "", err
+	}
+	name := fmt.Sprintf("f%d_%s_%.0f_%.0f.png", index, strings.ReplaceAll(r.Zone, " ", ""), math.Round(r.Corner.X), math.Round(r.Corner.Y))
+	if !gocv.IMWrite(filepath.Join(in.crops, name), crop) {
+		return "", fmt.Errorf("cannot write the crop %s", filepath.Join(in.crops, name))
+	}
+	return name, nil
+}

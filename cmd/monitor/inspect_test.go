@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/vision/classify"
+)
+
+// TestInspect shows the first card of the 1080p sample (a 7♠ at seat 2,
+// placed at frame 54, its centre at table point 343.7, 349.0) as vision
+// read it: its corners read as 7S, the card made of them, and each
+// corner's crop written as the model saw it.
+func TestInspect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	crops := t.TempDir()
+	args := []string{"inspect", abs(sample("freebet-1080p", "mp4")), "--config", abs(sample("freebet-1080p", "yaml")),
+		"--frames", "50:80", "--at", "343.7,349.0", "--radius", "60", "--crops", crops}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the config's model paths
+		t.Fatal(err)
+	}
+	stdout, stderr, err := run(t, args...)
+	os.Chdir(wd)
+	if err != nil {
+		t.Fatalf("inspect: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "card 7S") {
+		t.Errorf("no 7S card shown:\n%s", stdout)
+	}
+	corners := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		if !strings.Contains(line, "corner (") {
+			continue
+		}
+		corners++
+		if !strings.Contains(line, "7S") {
+			t.Errorf("a corner near the lone 7S read otherwise: %q", line)
+		}
+		name := line[strings.LastIndex(line, "→ ")+len("→ "):]
+		img := gocv.IMRead(filepath.Join(crops, name), gocv.IMReadColor)
+		if img.Cols() != classify.CropCols || img.Rows() != classify.CropRows {
+			t.Errorf("crop %s is %dx%d, want %dx%d", name, img.Cols(), img.Rows(), classify.CropCols, classify.CropRows)
+		}
+		img.Close()
+	}
+	if corners == 0 {
+		t.Errorf("no corner shown:\n%s", stdout)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		var f int
+		if _, err := fmt.Sscanf(line, "frame %d", &f); err == nil && (f < 50 || f > 80) {
+			t.Errorf("frame %d shown, outside frames 50:80", f)
+		}
+	}
+}
+
+func TestInspectBadFlags(t *testing.T) {
+	video, cfg := sample("freebet-1080p", "mp4"), sample("freebet-1080p", "yaml")
+	for _, args := range [][]string{
+		{"inspect", video, "--config", cfg, "--frames", "80:50"},
+		{"inspect", video, "--config", cfg, "--frames", "50"},
+		{"inspect", video, "--config", cfg, "--frames", "0:10", "--at", "here"},
+		{"inspect", video, "--config", cfg, "--frames", "0:10", "--at", "1,2", "--radius", "0"},
+		{"inspect", "--frames", "0:10"},
+	} {
+		_, stderr, err := run(t, args...)
+		if err == nil {
+			t.Errorf("monitor %v: no error", args)
+		}
+		if err == errUsage && !strings.Contains(stderr, "usage: monitor inspect") {
+			t.Errorf("monitor %v: usage error without the usage line: %q", args, stderr)
+		}
+	}
+}
