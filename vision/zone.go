@@ -515,34 +515,40 @@ func (d *Detector) observation(c cards.Card, conf float64, down bool, centre, v 
 // markSideways flags the cards that lie across the others: a double-down
 // card is turned a quarter from the cards around it (its hand, and the
 // seat's other hands). Seats face different ways round the table's arc, so
-// each card is compared with its own neighbourhood.
+// each card is compared with its own neighbourhood, its own hand counting
+// most: the next seat's cards, a sideways double among them, may come
+// almost as near as the seat's other hands.
 func markSideways(obs []Observation) {
-	const near = 150.0 // mm: a seat's hands, not the next seat's
+	const (
+		hand = 60.0  // mm: the cards of a card's own hand count whole
+		near = 150.0 // mm: farther cards, a seat's other hands, count less and less up to here
+	)
+	type vote struct{ angle, weight float64 }
+	var votes []vote
 	for i := range obs {
-		var angles []float64
+		votes = votes[:0]
 		for _, o := range obs {
-			if Dist(o.Center, obs[i].Center) <= near {
-				angles = append(angles, math.Mod(o.Angle+360, 180))
+			if d := Dist(o.Center, obs[i].Center); d < near {
+				votes = append(votes, vote{math.Mod(o.Angle+360, 180), math.Min(1, (near-d)/(near-hand))})
 			}
 		}
 		obs[i].Sideways = false
-		if len(angles) < 3 {
+		if len(votes) < 3 {
 			continue // a double is a hand's third card
 		}
-		sort.Float64s(angles)
 		// The circular median, modulo half a turn: the angle with the
-		// fewest others more than 45° away.
-		best, bestOff := 0.0, len(angles)+1
-		for _, a := range angles {
-			off := 0
-			for _, b := range angles {
-				d := math.Abs(a - b)
+		// least weight of others more than 45° away.
+		best, bestOff := 0.0, math.Inf(1)
+		for _, a := range votes {
+			off := 0.0
+			for _, b := range votes {
+				d := math.Abs(a.angle - b.angle)
 				if math.Min(d, 180-d) > 45 {
-					off++
+					off += b.weight
 				}
 			}
 			if off < bestOff {
-				best, bestOff = a, off
+				best, bestOff = a.angle, off
 			}
 		}
 		a := math.Mod(obs[i].Angle+360, 180)
