@@ -25,6 +25,7 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("inspect", pflag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	configPath := fs.String("config", "", "configuration file (YAML)")
+	events := fs.String("events", "", "the table controller's log (JSON lines), so that the rounds run as in replay")
 	frames := fs.String("frames", "", "the frames to show, FROM:TO (video frame numbers, from 0)")
 	at := fs.String("at", "", "show only what lies near this table point, X,Y in mm")
 	radius := fs.Float64("radius", 60, "with --at, how near, in mm")
@@ -35,7 +36,7 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 		return errUsage
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(m.Stderr, "usage: monitor inspect VIDEO --frames FROM:TO [--config FILE] [--at X,Y] [--radius MM] [--crops DIR]")
+		fmt.Fprintln(m.Stderr, "usage: monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR]")
 		return errUsage
 	}
 	in := &inspector{w: m.Stdout, radius: *radius, crops: *crops}
@@ -64,6 +65,11 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &replay{m: m, cfg: cfg, quiet: true, log: cfg.Logger(m.Stderr), inspect: in}
+	if *events != "" {
+		if err := r.readEvents(*events); err != nil {
+			return err
+		}
+	}
 	r.out = newResults(cfg.Table.ID, nil, nil, r.log)
 	if err := r.run(ctx, fs.Arg(0), ""); err != nil && !errors.Is(err, errInspected) {
 		return err

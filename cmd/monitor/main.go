@@ -94,7 +94,7 @@ Usage:
       print an alert for each wrong dealer entry. With --publish, the
       results also go to mqtt.broker under mqtt.replay_prefix.
 
-  monitor inspect VIDEO --frames FROM:TO [--config FILE] [--at X,Y] [--radius MM] [--crops DIR]
+  monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR]
       Replay a video as replay does, and for the frames asked for print
       what vision read: each card corner with the model's reading, and the
       cards made of them, near table point X,Y (mm) if given. With --crops,
