@@ -29,7 +29,7 @@ func TestInspect(t *testing.T) {
 	}
 	crops := t.TempDir()
 	args := []string{"inspect", abs(sample("freebet-1080p", "mp4")), "--config", abs(sample("freebet-1080p", "yaml")),
-		"--frames", "50:80", "--at", "343.7,349.0", "--radius", "60", "--crops", crops}
+		"--events", abs(sample("freebet-1080p", "events.jsonl")), "--frames", "50:80", "--at", "343.7,349.0", "--radius", "60", "--crops", crops}
 	wd, _ := os.Getwd()
 	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the config's model paths
 		t.Fatal(err)
@@ -77,6 +77,7 @@ func TestInspectBadFlags(t *testing.T) {
 		{"inspect", video, "--config", cfg, "--frames", "0:10", "--at", "here"},
 		{"inspect", video, "--config", cfg, "--frames", "0:10", "--at", "1,2", "--radius", "0"},
 		{"inspect", "--frames", "0:10"},
+		{"inspect", video, "--config", cfg, "--frames", "0:10", "--events", "no-such-log.jsonl"},
 	} {
 		_, stderr, err := run(t, args...)
 		if err == nil {
