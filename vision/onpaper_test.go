@@ -60,27 +60,25 @@ func TestBodyOnPaper(t *testing.T) {
 		cards   []box
 		notched int
 		wide    []box // notches of other sizes
-		// The body lies whole on the paper; mostly: but for a notch at
-		// one of the index corners.
-		whole, mostly bool
+		want    bool
 	}{
-		{"a card alone", topLeft, []box{card}, 0, nil, true, true},
-		{"index ink up to the edge at the far top corner", topLeft, []box{card}, 1, nil, true, true},
-		{"index ink up to the edge at two corners", topLeft, []box{card}, 2, nil, true, true},
-		{"index ink up to the edge at all four corners", topLeft, []box{card}, 4, nil, true, true},
+		{"a card alone", topLeft, []box{card}, 0, nil, true},
+		{"index ink up to the edge at the far top corner", topLeft, []box{card}, 1, nil, true},
+		{"index ink up to the edge at two corners", topLeft, []box{card}, 2, nil, true},
+		{"index ink up to the edge at all four corners", topLeft, []box{card}, 4, nil, true},
 		// Dondorf's K♥ at 1080p (seed 2210 round 1018): the outline's notch
 		// round its index reached 16 mm in from the long edge.
-		{"a wide index's ink up to the edge at the far index corner", topLeft, []box{card}, 0, []box{{cardW - 17, cardH - 24, cardW, cardH - 2}}, false, true},
-		{"a sideways double, its long edge reckoned 9° off", tilted(-1), []box{card}, 0, nil, true, true},
-		{"a sideways double, its long edge reckoned 9° off the other way", tilted(1), []box{card}, 0, nil, true, true},
-		{"a corner read a quarter turned", turned, []box{card}, 0, nil, false, false},
-		{"a corner read a quarter turned, the next card over its overhang", turned, []box{card, next}, 4, nil, false, false},
-		{"off the paper", corner{P: point2{cardW + 5, 0}, U: point2{1, 0}, V: point2{0, 1}}, []box{card}, 0, nil, false, false},
+		{"a wide index's ink up to the edge at the far index corner", topLeft, []box{card}, 0, []box{{cardW - 17, cardH - 24, cardW, cardH - 2}}, true},
+		{"a sideways double, its long edge reckoned 9° off", tilted(-1), []box{card}, 0, nil, true},
+		{"a sideways double, its long edge reckoned 9° off the other way", tilted(1), []box{card}, 0, nil, true},
+		{"a corner read a quarter turned", turned, []box{card}, 0, nil, false},
+		{"a corner read a quarter turned, the next card over its overhang", turned, []box{card, next}, 4, nil, false},
+		{"off the paper", corner{P: point2{cardW + 5, 0}, U: point2{1, 0}, V: point2{0, 1}}, []box{card}, 0, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if whole, mostly := bodyOnPaper(tt.at, paper(tt.cards, tt.notched, tt.wide)); whole != tt.whole || mostly != tt.mostly {
-				t.Errorf("bodyOnPaper = %v, %v, want %v, %v", whole, mostly, tt.whole, tt.mostly)
+			if got := bodyOnPaper(tt.at, paper(tt.cards, tt.notched, tt.wide)); got != tt.want {
+				t.Errorf("bodyOnPaper = %v, want %v", got, tt.want)
 			}
 		})
 	}

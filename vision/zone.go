@@ -143,7 +143,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		// A corner is worth reading only if its reading could count
 		// (observe): as an index, its card must lie on the paper; as
 		// a back, another corner must agree on the card's centre.
-		if _, mostly := bodyOnPaper(tc, onPaper); !mostly && !backPartner(at, i) {
+		if !bodyOnPaper(tc, onPaper) && !backPartner(at, i) {
 			continue
 		}
 		c, f := near[i], frames[i]
@@ -321,7 +321,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		if !rd.res.Card.Valid() {
 			continue
 		}
-		if whole, mostly := bodyOnPaper(rd.at, onPaper); !whole && !(mostly && rd.res.Confidence >= Confident) {
+		if !bodyOnPaper(rd.at, onPaper) {
 			continue
 		}
 		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
@@ -453,21 +453,15 @@ func turnedReading(g, h face) bool {
 // centre and at four points towards its corners, inside its pip area: the
 // index columns along the long edges are left out, as their ink reaches
 // the edge in some decks, where the outline of the paper has notches.
-//
 // Those notches can reach further in round a large index (dondorf's K♥ at
-// 1080p, seed 2210 round 1018: 16 mm), so the body lies mostly on the
-// paper when only one of the two points towards the index corners misses
-// it; a sure reading counts then (observe). The two points towards the
-// other corners must not miss: a body read turned a quarter overhangs its
-// card by 12 mm on one long side, at one point of each kind.
-func bodyOnPaper(at corner, onPaper func(point2) bool) (whole, mostly bool) {
+// 1080p, seed 2210 round 1018: 16 mm), so of the two points towards the
+// index corners, one may miss the paper. The two towards the other corners
+// may not: a body read turned a quarter overhangs its card by 12 mm on
+// one long side, at one point of each kind.
+func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
 	c := at.P.add(at.U.scale(cardW / 2)).add(at.V.scale(cardH / 2))
 	on := func(ku, kv float64) bool { return onPaper(c.add(at.U.scale(ku * cardW)).add(at.V.scale(kv * cardH))) }
-	if !on(0, 0) || !on(0.25, -0.35) || !on(-0.25, 0.35) {
-		return false, false
-	}
-	near, far := on(-0.25, -0.35), on(0.25, 0.35)
-	return near && far, near || far
+	return on(0, 0) && on(0.25, -0.35) && on(-0.25, 0.35) && (on(-0.25, -0.35) || on(0.25, 0.35))
 }
 
 // backCentres returns the centres of the card back that corner c could
