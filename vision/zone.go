@@ -453,15 +453,14 @@ func turnedReading(g, h face) bool {
 // centre and at four points towards its corners, inside its pip area: the
 // index columns along the long edges are left out, as their ink reaches
 // the edge in some decks, where the outline of the paper has notches.
-// Those notches can reach further in round a large index (dondorf's K♥ at
-// 1080p, seed 2210 round 1018: 16 mm), so of the two points towards the
-// index corners, one may miss the paper. The two towards the other corners
-// may not: a body read turned a quarter overhangs its card by 12 mm on
-// one long side, at one point of each kind.
 func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
 	c := at.P.add(at.U.scale(cardW / 2)).add(at.V.scale(cardH / 2))
-	on := func(ku, kv float64) bool { return onPaper(c.add(at.U.scale(ku * cardW)).add(at.V.scale(kv * cardH))) }
-	return on(0, 0) && on(0.25, -0.35) && on(-0.25, 0.35) && (on(-0.25, -0.35) || on(0.25, 0.35))
+	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
+		if !onPaper(c.add(at.U.scale(k[0] * cardW)).add(at.V.scale(k[1] * cardH))) {
+			return false
+		}
+	}
+	return true
 }
 
 // backCentres returns the centres of the card back that corner c could
