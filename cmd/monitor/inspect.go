@@ -30,16 +30,17 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 	at := fs.String("at", "", "show only what lies near this table point, X,Y in mm")
 	radius := fs.Float64("radius", 60, "with --at, how near, in mm")
 	crops := fs.String("crops", "", "write each corner's crop into this folder as a PNG")
+	every := fs.Bool("every", false, "also show the frames where no zone was read: the cards held from before, as the tracker gets them")
 	fs.String("table", "", "table file (default: table.calibration)")
 	fs.String("model", "", "card index model (default: vision.model)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(m.Stderr, "usage: monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR]")
+		fmt.Fprintln(m.Stderr, "usage: monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR] [--every]")
 		return errUsage
 	}
-	in := &inspector{w: m.Stdout, radius: *radius, crops: *crops}
+	in := &inspector{w: m.Stdout, radius: *radius, crops: *crops, every: *every}
 	if _, err := fmt.Sscanf(*frames, "%d:%d", &in.from, &in.to); err != nil || in.from < 0 || in.to < in.from {
 		return fmt.Errorf("--frames %q: want FROM:TO, two frame numbers, FROM at most TO", *frames)
 	}
@@ -75,7 +76,7 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 		return err
 	}
 	if in.shown == 0 {
-		fmt.Fprintf(m.Stderr, "inspect: no zone was read in frames %d to %d (the picture held still, or the video is shorter)\n", in.from, in.to)
+		fmt.Fprintf(m.Stderr, "inspect: nothing to show in frames %d to %d (no zone read there, nothing near the point, or the video is shorter)\n", in.from, in.to)
 	}
 	return nil
 }
@@ -87,6 +88,7 @@ type inspector struct {
 	at       *calibration.Point // nil: everywhere
 	radius   float64
 	crops    string // folder for the crops; "" for none
+	every    bool   // show frames where no zone was read too
 	cutter   *classify.Cropper
 	shown    int // frames printed
 }
@@ -132,8 +134,8 @@ func (in *inspector) frame(mat gocv.Mat, index int, t float64, obs vision.Frame,
 		}
 		lines = append(lines, line)
 	}
-	if len(reads) == 0 || len(lines) == 0 {
-		return nil // no zone read this frame, or nothing near the point
+	if len(lines) == 0 || len(reads) == 0 && !in.every {
+		return nil // nothing near the point, or no zone read this frame
 	}
 	in.shown++
 	busy := ""

@@ -69,6 +69,41 @@ func TestInspect(t *testing.T) {
 	}
 }
 
+// TestInspectEvery checks that --every shows the frames where no zone was
+// read, with the cards held from before, and that without it those frames
+// are left out.
+func TestInspectEvery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the config's model paths
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	frames := func(extra ...string) int {
+		args := append([]string{"inspect", abs(filepath.Join(wd, sample("freebet-1080p", "mp4"))), "--config", abs(filepath.Join(wd, sample("freebet-1080p", "yaml"))),
+			"--frames", "60:120", "--at", "343.7,349.0"}, extra...)
+		stdout, stderr, err := run(t, args...)
+		if err != nil {
+			t.Fatalf("inspect %v: %v\n%s", extra, err, stderr)
+		}
+		return strings.Count(stdout, "frame ")
+	}
+	some, every := frames(), frames("--every")
+	// The sample is read on one frame in two: 61 frames, some 30 read.
+	if some == 0 || every <= some || every > 31 {
+		t.Errorf("frames shown: %d, with --every %d; want some, and more with --every, at most 31", some, every)
+	}
+}
+
 func TestInspectBadFlags(t *testing.T) {
 	video, cfg := sample("freebet-1080p", "mp4"), sample("freebet-1080p", "yaml")
 	for _, args := range [][]string{

@@ -94,12 +94,13 @@ Usage:
       print an alert for each wrong dealer entry. With --publish, the
       results also go to mqtt.broker under mqtt.replay_prefix.
 
-  monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR]
+  monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR] [--every]
       Replay a video as replay does, and for the frames asked for print
       what vision read: each card corner with the model's reading, and the
       cards made of them, near table point X,Y (mm) if given. With --crops,
-      also write each corner's crop as a PNG. For finding out why a card
-      was read as it was, or missed.
+      also write each corner's crop as a PNG; with --every, also show the
+      frames where no zone was read. For finding out why a card was read
+      as it was, or missed.
 
   monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]
       Watch a table: frames from a camera, RTSP stream or file; the
