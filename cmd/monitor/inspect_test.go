@@ -20,25 +20,9 @@ func TestInspect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays video")
 	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	crops := t.TempDir()
-	args := []string{"inspect", abs(sample("freebet-1080p", "mp4")), "--config", abs(sample("freebet-1080p", "yaml")),
-		"--events", abs(sample("freebet-1080p", "events.jsonl")), "--frames", "50:80", "--at", "343.7,349.0", "--radius", "60", "--crops", crops}
-	wd, _ := os.Getwd()
-	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the config's model paths
-		t.Fatal(err)
-	}
-	stdout, stderr, err := run(t, args...)
-	os.Chdir(wd)
-	if err != nil {
-		t.Fatalf("inspect: %v\n%s", err, stderr)
-	}
+	stdout := inspectSample(t, "--events", abs(t, sample("freebet-1080p", "events.jsonl")),
+		"--frames", "50:80", "--at", "343.7,349.0", "--radius", "60", "--crops", crops)
 	if !strings.Contains(stdout, "card 7S") {
 		t.Errorf("no 7S card shown:\n%s", stdout)
 	}
@@ -76,32 +60,32 @@ func TestInspectEvery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays video")
 	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	wd, _ := os.Getwd()
-	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the config's model paths
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
 	frames := func(extra ...string) int {
-		args := append([]string{"inspect", abs(filepath.Join(wd, sample("freebet-1080p", "mp4"))), "--config", abs(filepath.Join(wd, sample("freebet-1080p", "yaml"))),
-			"--frames", "60:120", "--at", "343.7,349.0"}, extra...)
-		stdout, stderr, err := run(t, args...)
-		if err != nil {
-			t.Fatalf("inspect %v: %v\n%s", extra, err, stderr)
-		}
-		return strings.Count(stdout, "frame ")
+		return strings.Count(inspectSample(t, append([]string{"--frames", "60:120", "--at", "343.7,349.0"}, extra...)...), "frame ")
 	}
 	some, every := frames(), frames("--every")
 	// The sample is read on one frame in two: 61 frames, some 30 read.
 	if some == 0 || every <= some || every > 31 {
 		t.Errorf("frames shown: %d, with --every %d; want some, and more with --every, at most 31", some, every)
 	}
+}
+
+// inspectSample runs monitor inspect on the 1080p sample with its config
+// and the given flags, from the repository root so the config's model
+// paths resolve, and returns what it printed.
+func inspectSample(t *testing.T, flags ...string) string {
+	t.Helper()
+	args := append([]string{"inspect", abs(t, sample("freebet-1080p", "mp4")), "--config", abs(t, sample("freebet-1080p", "yaml"))}, flags...)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	stdout, stderr, err := run(t, args...)
+	if err != nil {
+		t.Fatalf("monitor %v: %v\n%s", flags, err, stderr)
+	}
+	return stdout
 }
 
 func TestInspectBadFlags(t *testing.T) {
