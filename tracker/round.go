@@ -95,6 +95,9 @@ type Card struct {
 	FaceDown bool              `json:"face_down,omitempty"`
 	Sideways bool              `json:"sideways,omitempty"`
 	At       calibration.Point `json:"at"`
+	// Clipped: the card reached past the edge of the picture, where a
+	// card beside it could lie unseen.
+	Clipped bool `json:"clipped,omitempty"`
 }
 
 // Game returns the round as the evaluator takes it.
@@ -182,7 +185,7 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	}
 	card := func(tr *track) Card {
 		id, conf := tr.identity()
-		c := Card{Card: id, Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, At: tr.pos}
+		c := Card{Card: id, Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}
 		if !id.Valid() {
 			c.FaceDown = tr.downs > 0
 			c.Text = "??"
@@ -267,6 +270,12 @@ func (t *Tracker) settle(r *Round) {
 					}
 				}
 			}
+			if len(h.Cards) < 2 {
+				doubt(h.Cards, "seat %d hand %d: %d card(s), but every hand takes two", s.Seat, hi, len(h.Cards))
+			}
+			if slices.ContainsFunc(h.Cards, func(c Card) bool { return c.Clipped }) {
+				doubt(h.Cards, "seat %d hand %d: a card reaches past the picture's edge, where more of the hand's cards may lie unseen", s.Seat, hi)
+			}
 			if h.Doubled && len(h.Cards) != 3 {
 				doubt(h.Cards, "seat %d hand %d: doubled with %d cards", s.Seat, hi, len(h.Cards))
 				h.Doubled = false
@@ -304,6 +313,9 @@ func (t *Tracker) settle(r *Round) {
 	}
 	if standing && len(d) >= 2 && !cards.IsBlackjack(d) && t.rules.DealerHits(d) && slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Card.Valid() }) {
 		doubt(r.Dealer, "the dealer stopped on %d", cards.Score(d).Total)
+	}
+	if slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Clipped }) {
+		doubt(r.Dealer, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
 	}
 	for _, c := range r.Dealer {
 		if !c.Card.Valid() && !c.FaceDown {

@@ -1,11 +1,13 @@
 package tracker
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
+	"bjmonitor/game"
 )
 
 func TestDropMisreads(t *testing.T) {
@@ -95,6 +97,59 @@ func TestTurnedInHand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := turnedInHand(tt.hand, tt.i); got != tt.want {
 				t.Errorf("turnedInHand = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSettleDoubts checks the doubts settle raises about a hand it cannot
+// trust whole, and that each lowers the hand's cards to doubtful: a hand
+// of one card (its second was never seen: tigullio seed 2212 round 1023,
+// a re-split hand at the picture's edge), and a hand or a dealer's row
+// with a card that reached past the picture's edge.
+func TestSettleDoubts(t *testing.T) {
+	c := func(s string, clipped bool) Card {
+		return Card{Card: cards.MustParse(s), Text: s, Confidence: 0.95, Clipped: clipped}
+	}
+	dealer := []Card{c("5C", false), c("KD", false), c("7D", false)}
+	tests := []struct {
+		name   string
+		hands  []Hand
+		dealer []Card
+		doubt  string // "" for none
+		low    bool   // the seat's cards lowered to doubtful
+	}{
+		{"two cards", []Hand{{SplitFrom: -1, Cards: []Card{c("TS", false), c("AD", false)}}}, dealer, "", false},
+		{"a split hand of one card", []Hand{
+			{SplitFrom: -1, Cards: []Card{c("2C", false), c("TH", false)}},
+			{SplitFrom: 0, Cards: []Card{c("2H", false)}},
+		}, dealer, "seat 1 hand 1: 1 card(s), but every hand takes two", true},
+		{"a card past the picture's edge", []Hand{{SplitFrom: -1, Cards: []Card{c("2H", true), c("8H", false)}}}, dealer,
+			"seat 1 hand 0: a card reaches past the picture's edge, where more of the hand's cards may lie unseen", true},
+		{"a dealer card past the picture's edge", []Hand{{SplitFrom: -1, Cards: []Card{c("TS", false), c("9D", false)}}},
+			[]Card{c("5C", false), c("KD", true), c("7D", false)},
+			"a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := New(DefaultConfig(25), nil, game.DefaultRules())
+			r := Round{Dealer: slices.Clone(tt.dealer), Seats: []Seat{{Seat: 1, Hands: tt.hands}}}
+			tr.settle(&r)
+			got := strings.Join(r.Doubts, "; ")
+			if got != tt.doubt {
+				t.Errorf("doubts %q, want %q", got, tt.doubt)
+			}
+			low := false
+			for _, h := range r.Seats[0].Hands {
+				for _, c := range h.Cards {
+					low = low || c.Confidence <= 0.5
+				}
+			}
+			if low != tt.low {
+				t.Errorf("seat's cards lowered to doubtful: %v, want %v", low, tt.low)
+			}
+			if tt.doubt != "" && !tt.low && !slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Confidence <= 0.5 }) {
+				t.Errorf("the dealer's cards not lowered to doubtful")
 			}
 		})
 	}

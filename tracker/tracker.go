@@ -83,6 +83,7 @@ type track struct {
 	angle      float64
 	sideways   bool
 	sideVotes  int
+	clipped    bool // seen reaching past the picture's edge
 	firstSeen  int
 	lastSeen   int
 	// seen, reads, weakReads and downs count video frames, not frames
@@ -317,6 +318,7 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 		tr.sideVotes--
 	}
 	tr.sideways = tr.sideVotes > 0
+	tr.clipped = tr.clipped || o.Clipped
 	tr.lastSeen = frame
 	tr.seen += t.span
 	if tr.gone {

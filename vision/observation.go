@@ -26,6 +26,10 @@ type Observation struct {
 	// image pixels; both clockwise from the corner whose index was read.
 	Quad      [4]calibration.Point
 	ImageQuad [4][2]float64
+	// Clipped: the card reaches past the edge of the picture. Part of it
+	// cannot be seen, nor a card that lies beside it beyond the edge (a
+	// split hand laid further out), so its hand may be incomplete.
+	Clipped bool
 }
 
 // Confident is the confidence from which a reading counts as sure: the

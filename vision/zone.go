@@ -508,8 +508,20 @@ func (d *Detector) observation(c cards.Card, conf float64, down bool, centre, v 
 		o.Quad[i] = calibration.Point{X: p.X, Y: p.Y}
 		x, y := d.cal.ToImage(o.Quad[i])
 		o.ImageQuad[i] = [2]float64{x, y}
+		o.Clipped = o.Clipped || !d.inPicture(x, y)
 	}
 	return o
+}
+
+// clipMargin is how near the picture's edge, in pixels, a card's outline
+// counts as reaching past it: the outline is placed from the card's
+// centre and direction, to a pixel or two.
+const clipMargin = 2.0
+
+// inPicture reports whether image point (x, y) lies inside the picture,
+// clipMargin from its edges.
+func (d *Detector) inPicture(x, y float64) bool {
+	return x >= clipMargin && y >= clipMargin && x <= float64(d.width)-1-clipMargin && y <= float64(d.height)-1-clipMargin
 }
 
 // markSideways flags the cards that lie across the others: a double-down

@@ -17,23 +17,29 @@ type Score struct {
 	Rounds, Exact    int
 	Injected, Caught int
 	FalseAlerts      int
-	Mismatched       []string // rounds not rebuilt exactly: got and want
-	Missed, False    []string // injected errors without alert; alerts without error
+	// FalseReview counts the false alerts that went out with severity
+	// review (their cards doubtful), which the bar counts all the same:
+	// an officer still has to look at each.
+	FalseReview   int
+	Mismatched    []string // rounds not rebuilt exactly: got and want
+	Missed, False []string // injected errors without alert; alerts without error, with their severity
 }
 
 func (s Score) String() string {
-	return fmt.Sprintf("%d of %d rounds rebuilt exactly, %d of %d injected errors caught, %d false alerts",
-		s.Exact, s.Rounds, s.Caught, s.Injected, s.FalseAlerts)
+	return fmt.Sprintf("%d of %d rounds rebuilt exactly, %d of %d injected errors caught, %d false alerts (%d for review)",
+		s.Exact, s.Rounds, s.Caught, s.Injected, s.FalseAlerts, s.FalseReview)
 }
 
 // record is the part of a result line the score reads.
 type record struct {
-	Type   string `json:"type"`
-	Round  string `json:"round"`
-	Seat   int    `json:"seat"`
-	Bet    string `json:"bet"`
-	Kind   string `json:"kind"`
-	Dealer []struct {
+	Type  string `json:"type"`
+	Round string `json:"round"`
+	Seat  int    `json:"seat"`
+	Bet   string `json:"bet"`
+	Kind  string `json:"kind"`
+	// Severity is mismatch or review.
+	Severity string `json:"severity"`
+	Dealer   []struct {
 		Card string `json:"card"`
 	} `json:"dealer"`
 	Seats []struct {
@@ -54,7 +60,7 @@ type record struct {
 // by round, seat, bet and kind.
 func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 	rounds := map[string]game.Round{}
-	alerts := map[string]bool{}
+	alerts := map[string]string{} // key: severity
 	sc := bufio.NewScanner(results)
 	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
@@ -66,7 +72,7 @@ func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 		case "round":
 			rounds[r.Round] = r.game()
 		case "alert":
-			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = true
+			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = r.Severity
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -86,15 +92,18 @@ func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 	}
 	for _, in := range t.Injected {
 		k := fmt.Sprintf("%s:%d:%s:%s", in.Round, in.Seat, in.Bet, in.Kind)
-		if alerts[k] {
+		if _, ok := alerts[k]; ok {
 			s.Caught++
 			delete(alerts, k)
 		} else {
 			s.Missed = append(s.Missed, k)
 		}
 	}
-	for k := range alerts {
-		s.False = append(s.False, k)
+	for k, sev := range alerts {
+		s.False = append(s.False, k+" ("+sev+")")
+		if sev == "review" {
+			s.FalseReview++
+		}
 	}
 	sort.Strings(s.False)
 	s.FalseAlerts = len(s.False)

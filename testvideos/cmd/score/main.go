@@ -48,6 +48,7 @@ func main() {
 		total.Injected += s.Injected
 		total.Caught += s.Caught
 		total.FalseAlerts += s.FalseAlerts
+		total.FalseReview += s.FalseReview
 	}
 	fmt.Printf("total: %v\n", total)
 	exact := float64(total.Exact) / float64(max(total.Rounds, 1))
