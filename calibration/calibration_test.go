@@ -310,3 +310,34 @@ func FuzzParse(f *testing.F) {
 		tab.ZoneAt(Point{})
 	})
 }
+
+// TestOutsidePicture measures the share of a zone the camera does not
+// see, on a camera that maps each table mm to one pixel.
+func TestOutsidePicture(t *testing.T) {
+	table := testTable(t)
+	table.ImageWidth, table.ImageHeight = 1920, 1080
+	c := &Calibration{Table: table, cx: 960, cy: 540, norm: math.Hypot(1920, 1080) / 2}
+	c.hInv = [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	c.h = c.hInv
+	square := func(x0, y0, side float64) Zone {
+		return Zone{Seat: 1, Polygon: []Point{{x0, y0}, {x0 + side, y0}, {x0 + side, y0 + side}, {x0, y0 + side}}}
+	}
+	tests := []struct {
+		name string
+		zone Zone
+		want float64
+	}{
+		{"inside", square(100, 100, 200), 0},
+		{"half past the right edge", square(1820, 100, 200), 0.5},
+		{"a quarter past the bottom right corner", square(1820, 980, 200), 0.75},
+		{"wholly outside", square(-400, 100, 200), 1},
+		{"no area", Zone{Polygon: []Point{{0, 0}, {10, 10}}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := c.OutsidePicture(tt.zone); math.Abs(got-tt.want) > 0.03 {
+				t.Errorf("OutsidePicture = %.3f, want %.3f", got, tt.want)
+			}
+		})
+	}
+}

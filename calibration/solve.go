@@ -311,3 +311,39 @@ func (t *Table) markIDs() []int {
 	slices.Sort(ids)
 	return ids
 }
+
+// OutsidePicture returns the share, from 0 to 1, of a zone's area on the
+// table that the camera does not see: where it maps outside the picture.
+// A card lying there cannot be read, so an installer widens or moves the
+// camera until each zone's share is 0. The zone is sampled every 5 mm.
+func (c *Calibration) OutsidePicture(z Zone) float64 {
+	const step = 5.0
+	if len(z.Polygon) < 3 {
+		return 0
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range z.Polygon {
+		minX, minY = math.Min(minX, p.X), math.Min(minY, p.Y)
+		maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
+	}
+	w, h := float64(c.Table.ImageWidth), float64(c.Table.ImageHeight)
+	in, out := 0, 0
+	for y := minY + step/2; y < maxY; y += step {
+		for x := minX + step/2; x < maxX; x += step {
+			p := Point{x, y}
+			if !z.Contains(p) {
+				continue
+			}
+			ix, iy := c.ToImage(p)
+			if ix >= 0 && iy >= 0 && ix < w && iy < h {
+				in++
+			} else {
+				out++
+			}
+		}
+	}
+	if in+out == 0 {
+		return 0
+	}
+	return float64(out) / float64(in+out)
+}

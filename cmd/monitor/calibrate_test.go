@@ -57,6 +57,16 @@ func TestCalibrate(t *testing.T) {
 	if !strings.Contains(stdout, "4 of 4 marks found") {
 		t.Errorf("calibrate printed %q, want it to report 4 of 4 marks", stdout)
 	}
+	// The default scene's camera cuts off the outer ends of seats 1 and
+	// 7, and sees the middle seat's zone whole.
+	for _, seat := range []string{"seat 1: ", "seat 7: "} {
+		if !strings.Contains(stdout, seat) || !strings.Contains(stdout, "lies outside the camera's picture") {
+			t.Errorf("calibrate printed %q, want it to say that %s zone lies partly outside the picture", stdout, strings.TrimSuffix(seat, ": "))
+		}
+	}
+	if strings.Contains(stdout, "seat 3: ") {
+		t.Errorf("calibrate printed %q: seat 3's zone lies wholly in the picture", stdout)
+	}
 	overlay := gocv.IMRead(out, gocv.IMReadColor)
 	defer overlay.Close()
 	frame := gocv.IMRead(filepath.Join(dir, "frame.png"), gocv.IMReadColor)

@@ -304,6 +304,10 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 			}
 			continue
 		}
+		if c := s.pl.Calibration(); c != s.viewed {
+			warnOutOfView(l.log, c) // after each calibration: the camera may have moved
+			s.viewed = c
+		}
 		tm := s.pl.Timings()
 		l.met.vision.Observe(tm.Vision.Seconds())
 		l.met.tracker.Observe(tm.Tracker.Seconds())
@@ -333,7 +337,8 @@ type session struct {
 	t         float64
 	lastFrame time.Time
 	pending   []timedEvent
-	pick      *sampler // the frames read for cards
+	pick      *sampler                 // the frames read for cards
+	viewed    *calibration.Calibration // the last calibration whose zones out of view were logged
 }
 
 // open opens the pipeline; the first frame, read at start, sets the clock

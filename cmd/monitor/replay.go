@@ -97,6 +97,7 @@ type replay struct {
 	pl           *pipeline.Pipeline
 	ann          *annotator
 	next         int
+	viewChecked  bool // the zones out of the camera's view were logged
 
 	out       *results
 	inspect   *inspector // monitor inspect: show what vision read
@@ -320,6 +321,10 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 			return fmt.Errorf("calibrating on the first frame: %w", errors.Unwrap(err))
 		}
 		return err
+	}
+	if !r.viewChecked {
+		warnOutOfView(r.log, r.pl.Calibration())
+		r.viewChecked = true
 	}
 	if r.annotatePath != "" && r.ann == nil {
 		a, err := newAnnotator(r.annotatePath, r.fps/float64(r.step), r.pl.Calibration(), f.mat.Cols(), f.mat.Rows())
