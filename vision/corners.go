@@ -253,3 +253,79 @@ func distToPoly(poly []image.Point, q point2) float64 {
 	}
 	return best
 }
+
+// completedCorners returns the corners a card's own edge points to where
+// the outline lost them: from each corner found, an edge of the outline
+// that runs straight for nearly a card's width (cardW) or length (cardH)
+// and then turns in, into the card, ends at the card's next corner, which
+// lies exactly cardW or cardH along it. An index printed near the edge
+// notches the outline there (neoclassical's 9♦, seed 2213 round 1035: its
+// index corner's side edge, 14 mm of it on the felt, broke into pieces
+// too short for findCorners), so the corner is placed by the card's
+// size, not by the outline. Corners within 4 mm of one in have are left
+// out; the model reads the others, and answers none where no index is.
+func completedCorners(poly []image.Point, have []corner, r float64) []corner {
+	n := len(poly)
+	if n < 4 {
+		return nil
+	}
+	const (
+		onLine = 1.5 // mm: the outline keeps this close to the edge's line
+		short  = 7.0 // mm: an edge may end this much short of the corner (its rounding, a notch)
+	)
+	var out []corner
+	known := func(p point2) bool {
+		for _, cs := range [2][]corner{have, out} {
+			for _, h := range cs {
+				if h.P.sub(p).len() < 4*r {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, c := range have {
+		// The outline's vertex nearest the corner: the edges leave from
+		// about there.
+		i0, best := -1, 8*r
+		for i, q := range poly {
+			if d := toPoint2(q).sub(c.P).len(); d < best {
+				i0, best = i, d
+			}
+		}
+		if i0 < 0 {
+			continue
+		}
+		for _, e := range [2][2]point2{{c.U, c.V}, {c.V, c.U}} {
+			along, side := e[0], e[1] // the edge followed, and the card's other edge from c
+			reach, turnIn := 0.0, false
+			for _, step := range [2]int{1, n - 1} { // forward and back along the outline
+				far := 0.0
+				for k, j := 1, (i0+step)%n; k < n; k, j = k+1, (j+step)%n {
+					q := toPoint2(poly[j]).sub(c.P)
+					if math.Abs(cross(along, q)) > onLine*r {
+						// Left the line: it turns in when it heads into the card.
+						if far > reach {
+							reach, turnIn = far, dot(q, side) > 0
+						}
+						break
+					}
+					far = math.Max(far, dot(q, along))
+				}
+			}
+			if !turnIn {
+				continue
+			}
+			for _, size := range [2]float64{cardW, cardH} {
+				if reach < (size-short)*r || reach > (size+1)*r {
+					continue
+				}
+				p := c.P.add(along.scale(size * r))
+				if !known(p) {
+					out = append(out, cornerAt(p, along, side))
+				}
+			}
+		}
+	}
+	return out
+}

@@ -231,3 +231,87 @@ func TestBackPartner(t *testing.T) {
 		})
 	}
 }
+
+// TestCompletedCorners lays a card over another as neoclassical's 9♦ lay
+// over a J♠ (seed 2213 round 1035): the top card's index corner lies on
+// the felt, and its index, printed close to the left edge, eats the white
+// margin along the 14 mm of that edge the felt shows. The outline there
+// breaks into pieces too short for findCorners and notchedCorners; the
+// card's clean top edge, 63 mm from its other corner, places it.
+func TestCompletedCorners(t *testing.T) {
+	const r = 2.0 // px a mm
+	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
+	defer mask.Close()
+	card := func(cx, cy, deg float64) [4]point2 {
+		s, c := math.Sincos(deg * math.Pi / 180)
+		u, v := point2{c, s}, point2{-s, c}
+		o := point2{cx, cy}.sub(u.scale(cardW / 2)).sub(v.scale(cardH / 2))
+		return [4]point2{o.scale(r), o.add(u.scale(cardW)).scale(r), o.add(u.scale(cardW)).add(v.scale(cardH)).scale(r), o.add(v.scale(cardH)).scale(r)}
+	}
+	fill := func(ps []point2, white bool) {
+		var pts []image.Point
+		for _, p := range ps {
+			pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
+		}
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+		defer pv.Close()
+		col := color.RGBA{}
+		if white {
+			col = color.RGBA{R: 255, G: 255, B: 255, A: 255}
+		}
+		gocv.FillPoly(&mask, pv, col)
+	}
+	under, top := card(95, 97, -19.3), card(101.5, 80.3, -19.3)
+	fill(under[:], true)
+	fill(top[:], true)
+	// The index, from 1 to 15 mm down the top card's left edge, eating
+	// the margin: the glyph's strokes reach 1.5 to 3.5 mm in, in steps.
+	down, in := top[3].sub(top[0]).unit(), top[1].sub(top[0]).unit()
+	var ink []point2
+	for mm := 1.0; mm <= 15; mm += 2 {
+		depth := 1.5
+		if int(mm)%4 == 3 {
+			depth = 3.5
+		}
+		ink = append(ink, top[0].add(down.scale(mm*r)).add(in.scale(depth*r)), top[0].add(down.scale((mm+2)*r)).add(in.scale(depth*r)))
+	}
+	ink = append(ink, top[0].add(down.scale(15*r)).sub(in.scale(2*r)), top[0].add(down.scale(r)).sub(in.scale(2*r)))
+	fill(ink, false)
+	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	if contours.Size() != 1 {
+		t.Fatalf("%d blobs, want the hand's one", contours.Size())
+	}
+	approx := gocv.ApproxPolyDP(contours.At(0), 0.8*r, true)
+	poly := approx.ToPoints()
+	approx.Close()
+	found := findCorners(poly, 7*r, 14*r, 25)
+	found = append(found, notchedCorners(poly, found, r)...)
+	near := func(cs []corner, p point2) bool {
+		for _, c := range cs {
+			if c.P.sub(p).len() < 2*r {
+				return true
+			}
+		}
+		return false
+	}
+	if near(found, top[0]) {
+		t.Fatal("the index corner is found without completing: the scene does not notch the edge enough")
+	}
+	done := completedCorners(poly, found, r)
+	if !near(done, top[0]) {
+		t.Errorf("the top card's index corner at %.0f,%.0f not completed (completed %+v)", top[0].X, top[0].Y, done)
+	}
+	for _, c := range done {
+		ok := false
+		for _, p := range append(under[:], top[:]...) {
+			ok = ok || c.P.sub(p).len() < 2*r
+		}
+		if !ok {
+			t.Errorf("completed a corner at %.0f,%.0f, which is no card's", c.P.X, c.P.Y)
+		}
+		if c.P.sub(top[0]).len() < 2*r && (dot(c.U, in) < 0.99 || dot(c.V, down) < 0.99) {
+			t.Errorf("the index corner's edges run along %v and %v, want %v and %v", c.U, c.V, in, down)
+		}
+	}
+}

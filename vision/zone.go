@@ -103,6 +103,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		approx.Close()
 		found := findCorners(pts, 7*r, 14*r, 25)
 		found = append(found, notchedCorners(pts, found, r)...)
+		found = append(found, completedCorners(pts, found, r)...)
 		if a > 1.3*cardPx { // more than one card: look for hidden corners
 			if pic.px == nil {
 				pic, picOK = newGreyPicture(d.grid.grey, z.roi)
