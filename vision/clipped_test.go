@@ -6,7 +6,6 @@ import (
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/testvideos/scene"
-	"bjmonitor/testvideos/script"
 	"bjmonitor/vision"
 )
 
@@ -15,11 +14,7 @@ import (
 // hand): a card seen wholly inside the picture is not clipped, and a card
 // seen reaching past the edge is.
 func TestClippedCard(t *testing.T) {
-	cfg := script.DefaultConfig()
-	cfg.Rounds = 1
-	view := scene.DefaultConfig()
-	view.Camera.Width, view.Camera.Height = 1920, 1080
-	st := newStage(t, cfg, view)
+	st := loneCardStage(t, "")
 	clf := openReader(t)
 	card := cards.New(cards.Two, cards.Hearts)
 	rot := st.sc.Layout().Seats[0].FirstCard.RotDeg

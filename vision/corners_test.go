@@ -91,27 +91,8 @@ func TestNotchedCorners(t *testing.T) {
 	const r = 2.5 // px a mm
 	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 600, 600, gocv.MatTypeCV8U)
 	defer mask.Close()
-	// card returns a card's corners, cardW×cardH mm, centred at (cx, cy)
-	// mm and turned by deg, in pixels; the first is its top-left.
-	card := func(cx, cy, deg float64) [4]point2 {
-		s, c := math.Sincos(deg * math.Pi / 180)
-		u, v := point2{c, s}, point2{-s, c}
-		o := point2{cx, cy}.sub(u.scale(cardW / 2)).sub(v.scale(cardH / 2))
-		return [4]point2{o.scale(r), o.add(u.scale(cardW)).scale(r), o.add(u.scale(cardW)).add(v.scale(cardH)).scale(r), o.add(v.scale(cardH)).scale(r)}
-	}
-	fill := func(ps []point2, white bool) {
-		var pts []image.Point
-		for _, p := range ps {
-			pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
-		}
-		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
-		defer pv.Close()
-		col := color.RGBA{}
-		if white {
-			col = color.RGBA{R: 255, G: 255, B: 255, A: 255}
-		}
-		gocv.FillPoly(&mask, pv, col)
-	}
+	card := func(cx, cy, deg float64) [4]point2 { return cardCorners(cx, cy, deg, r) }
+	fill := func(ps []point2, white bool) { fillMask(&mask, ps, white) }
 	under, top := card(100, 140, 20), card(140, 95, 20)
 	fill(under[:], true)
 	fill(top[:], true)
@@ -242,25 +223,8 @@ func TestCompletedCorners(t *testing.T) {
 	const r = 2.0 // px a mm
 	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
 	defer mask.Close()
-	card := func(cx, cy, deg float64) [4]point2 {
-		s, c := math.Sincos(deg * math.Pi / 180)
-		u, v := point2{c, s}, point2{-s, c}
-		o := point2{cx, cy}.sub(u.scale(cardW / 2)).sub(v.scale(cardH / 2))
-		return [4]point2{o.scale(r), o.add(u.scale(cardW)).scale(r), o.add(u.scale(cardW)).add(v.scale(cardH)).scale(r), o.add(v.scale(cardH)).scale(r)}
-	}
-	fill := func(ps []point2, white bool) {
-		var pts []image.Point
-		for _, p := range ps {
-			pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
-		}
-		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
-		defer pv.Close()
-		col := color.RGBA{}
-		if white {
-			col = color.RGBA{R: 255, G: 255, B: 255, A: 255}
-		}
-		gocv.FillPoly(&mask, pv, col)
-	}
+	card := func(cx, cy, deg float64) [4]point2 { return cardCorners(cx, cy, deg, r) }
+	fill := func(ps []point2, white bool) { fillMask(&mask, ps, white) }
 	under, top := card(95, 97, -19.3), card(101.5, 80.3, -19.3)
 	fill(under[:], true)
 	fill(top[:], true)
@@ -314,4 +278,30 @@ func TestCompletedCorners(t *testing.T) {
 			t.Errorf("the index corner's edges run along %v and %v, want %v and %v", c.U, c.V, in, down)
 		}
 	}
+}
+
+// cardCorners returns a card's corners, cardW×cardH mm, centred at
+// (cx, cy) mm and turned by deg, in pixels at r a mm; the first is its
+// top-left.
+func cardCorners(cx, cy, deg, r float64) [4]point2 {
+	s, c := math.Sincos(deg * math.Pi / 180)
+	u, v := point2{c, s}, point2{-s, c}
+	o := point2{cx, cy}.sub(u.scale(cardW / 2)).sub(v.scale(cardH / 2))
+	return [4]point2{o.scale(r), o.add(u.scale(cardW)).scale(r), o.add(u.scale(cardW)).add(v.scale(cardH)).scale(r), o.add(v.scale(cardH)).scale(r)}
+}
+
+// fillMask fills polygon ps (pixels) in a paper mask: paper where white,
+// not paper (felt, ink) otherwise.
+func fillMask(mask *gocv.Mat, ps []point2, white bool) {
+	var pts []image.Point
+	for _, p := range ps {
+		pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
+	}
+	pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+	defer pv.Close()
+	col := color.RGBA{}
+	if white {
+		col = color.RGBA{R: 255, G: 255, B: 255, A: 255}
+	}
+	gocv.FillPoly(mask, pv, col)
 }

@@ -37,6 +37,20 @@ func openReader(tb testing.TB) *classify.Cascade {
 	return c
 }
 
+// loneCardStage is a stage of the 1080p view, for a test that lays its
+// own cards (SetCards), of the given deck (the view's default if empty).
+func loneCardStage(tb testing.TB, deck string) *stage {
+	tb.Helper()
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 1
+	view := scene.DefaultConfig()
+	if deck != "" {
+		view.Deck = deck
+	}
+	view.Camera.Width, view.Camera.Height = 1920, 1080
+	return newStage(tb, cfg, view)
+}
+
 // stage renders frames of a scripted clip without writing a video.
 type stage struct {
 	s     *script.Script
@@ -258,12 +272,7 @@ func TestReadsHeldOutDecks(t *testing.T) {
 // notches the paper's outline, and the card must still count as lying on
 // its paper (seed 2204 round 1001, where it went unseen for four seconds).
 func TestLoneCardAtAnyAngle(t *testing.T) {
-	cfg := script.DefaultConfig()
-	cfg.Rounds = 1
-	view := scene.DefaultConfig()
-	view.Deck = "dondorf"
-	view.Camera.Width, view.Camera.Height = 1920, 1080
-	st := newStage(t, cfg, view)
+	st := loneCardStage(t, "dondorf")
 	clf := openReader(t)
 	th := cards.New(cards.Ten, cards.Hearts)
 	centre := scene.Point{X: 505, Y: 276}

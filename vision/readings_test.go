@@ -7,7 +7,6 @@ import (
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/testvideos/scene"
-	"bjmonitor/testvideos/script"
 	"bjmonitor/vision"
 )
 
@@ -17,11 +16,7 @@ import (
 // holds still; and the earlier reading kept when the same picture is read
 // again.
 func TestReadings(t *testing.T) {
-	cfg := script.DefaultConfig()
-	cfg.Rounds = 1
-	view := scene.DefaultConfig()
-	view.Camera.Width, view.Camera.Height = 1920, 1080
-	st := newStage(t, cfg, view)
+	st := loneCardStage(t, "")
 	det, err := vision.NewDetector(st.cal, openReader(t), vision.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
