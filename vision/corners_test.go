@@ -106,16 +106,7 @@ func TestNotchedCorners(t *testing.T) {
 			fill([]point2{q, q.add(along.scale(6 * r)), q.add(along.scale(6 * r)).add(in.scale(2.5 * r)), q.add(in.scale(2.5 * r))}, false)
 		}
 	}
-	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer contours.Close()
-	if contours.Size() != 1 {
-		t.Fatalf("%d blobs, want the hand's one", contours.Size())
-	}
-	approx := gocv.ApproxPolyDP(contours.At(0), 0.8*r, true)
-	poly := approx.ToPoints()
-	approx.Close()
-	found := findCorners(poly, 7*r, 14*r, 25)
-	found = append(found, notchedCorners(poly, found, r)...)
+	_, found := handOutline(t, mask, r)
 	var truth []point2
 	truth = append(truth, under[:]...)
 	truth = append(truth, top[:]...)
@@ -241,16 +232,7 @@ func TestCompletedCorners(t *testing.T) {
 	}
 	ink = append(ink, top[0].add(down.scale(15*r)).sub(in.scale(2*r)), top[0].add(down.scale(r)).sub(in.scale(2*r)))
 	fill(ink, false)
-	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer contours.Close()
-	if contours.Size() != 1 {
-		t.Fatalf("%d blobs, want the hand's one", contours.Size())
-	}
-	approx := gocv.ApproxPolyDP(contours.At(0), 0.8*r, true)
-	poly := approx.ToPoints()
-	approx.Close()
-	found := findCorners(poly, 7*r, 14*r, 25)
-	found = append(found, notchedCorners(poly, found, r)...)
+	poly, found := handOutline(t, mask, r)
 	near := func(cs []corner, p point2) bool {
 		for _, c := range cs {
 			if c.P.sub(p).len() < 2*r {
@@ -304,4 +286,21 @@ func fillMask(mask *gocv.Mat, ps []point2, white bool) {
 		col = color.RGBA{R: 255, G: 255, B: 255, A: 255}
 	}
 	gocv.FillPoly(mask, pv, col)
+}
+
+// handOutline outlines the one blob of a paper mask (r px a mm) as
+// prepareZone does, and returns the outline and the corners findCorners
+// and notchedCorners find on it.
+func handOutline(t *testing.T, mask gocv.Mat, r float64) ([]image.Point, []corner) {
+	t.Helper()
+	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	if contours.Size() != 1 {
+		t.Fatalf("%d blobs, want the hand's one", contours.Size())
+	}
+	approx := gocv.ApproxPolyDP(contours.At(0), 0.8*r, true)
+	poly := approx.ToPoints()
+	approx.Close()
+	found := findCorners(poly, 7*r, 14*r, 25)
+	return poly, append(found, notchedCorners(poly, found, r)...)
 }
