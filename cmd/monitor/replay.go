@@ -97,7 +97,7 @@ type replay struct {
 	pl           *pipeline.Pipeline
 	ann          *annotator
 	next         int
-	viewChecked  bool // the zones out of the camera's view were logged
+	viewed       *calibration.Calibration // the calibration whose zones out of view were logged
 
 	out       *results
 	inspect   *inspector // monitor inspect: show what vision read
@@ -322,9 +322,9 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 		}
 		return err
 	}
-	if !r.viewChecked {
-		warnOutOfView(r.log, r.pl.Calibration())
-		r.viewChecked = true
+	if c := r.pl.Calibration(); c != r.viewed {
+		warnOutOfView(r.log, c)
+		r.viewed = c
 	}
 	if r.annotatePath != "" && r.ann == nil {
 		a, err := newAnnotator(r.annotatePath, r.fps/float64(r.step), r.pl.Calibration(), f.mat.Cols(), f.mat.Rows())
