@@ -100,7 +100,18 @@ type Step struct {
 // Play deals one round to the given seats, in the order given (the
 // dealer's left first), and plays it out with basic strategy.
 func Play(src Source, rules game.Rules, seats []int) (game.Round, []Step) {
-	p := player{src: src, rules: rules, chart: strategy.For(rules)}
+	return PlayRoom(src, rules, seats, nil)
+}
+
+// Room reports whether the felt has room at a seat for one more hand,
+// split from hand `from`, given the round as dealt so far. A table with a
+// felt drawn to scale uses it; nil allows re-splits up to MaxHands.
+type Room func(r *game.Round, seat, from int) bool
+
+// PlayRoom is Play on a felt that may lack room for a split: a pair is
+// then played as the total it makes, as at MaxHands.
+func PlayRoom(src Source, rules game.Rules, seats []int, room Room) (game.Round, []Step) {
+	p := player{src: src, rules: rules, chart: strategy.For(rules), room: room}
 	return p.play(seats)
 }
 
@@ -108,6 +119,7 @@ type player struct {
 	src   Source
 	rules game.Rules
 	chart strategy.Chart
+	room  Room
 	steps []Step
 	round game.Round
 }
@@ -197,7 +209,7 @@ func (p *player) playSeat(s *game.Seat, up cards.Card) {
 			sit := strategy.Situation{
 				Cards:     h.Cards,
 				Up:        up,
-				CanSplit:  len(h.Cards) == 2 && cards.IsPair(h.Cards) && len(s.Hands) < MaxHands,
+				CanSplit:  len(h.Cards) == 2 && cards.IsPair(h.Cards) && len(s.Hands) < MaxHands && (p.room == nil || p.room(&p.round, s.Seat, i)),
 				CanDouble: len(h.Cards) == 2 && !splitAces,
 			}
 			if splitAces && !(sit.CanSplit && p.chart.Decide(sit) == strategy.Split) {

@@ -93,6 +93,47 @@ func TestPlayScripted(t *testing.T) {
 	}
 }
 
+// TestPlayRoom: a felt without room for another hand turns a split into
+// playing the pair's total, and Room sees the round as dealt so far.
+func TestPlayRoom(t *testing.T) {
+	const shoe = "7H 6S 7D TC 7S 4C KC 9D 2H 8S 5D"
+	tests := []struct {
+		name  string
+		hands int // room for this many hands at the seat
+		want  string
+		asked []int // hands the seat had at each call of Room (a pair only)
+		from  []int // the hand it asked for
+	}{
+		{"room for four", 4, "6S TC 5D | 7H 4C KC (double) / 7D 2H 8S (double) split:0 / 7S 9D split:0", []int{1, 2}, []int{0, 0}},
+		{"room for two: the 7-7 of the split hand is played as 14", 2, "6S TC 9D | 7H 7S / 7D 4C KC (double) split:0", []int{1, 2}, []int{0, 0}},
+		{"room for one: no split", 1, "6S TC 7S | 7H 7D", []int{1}, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked, from []int
+			room := func(r *game.Round, seat, hand int) bool {
+				if seat != 1 {
+					t.Errorf("Room asked about seat %d", seat)
+				}
+				n := len(r.Seats[seatIndex(*r, seat)].Hands)
+				asked, from = append(asked, n), append(from, hand)
+				return n < tt.hands
+			}
+			r, steps := PlayRoom(shoeOf(t, shoe), game.DefaultRules(), []int{1}, room)
+			if err := r.Validate(); err != nil {
+				t.Fatalf("invalid round: %v", err)
+			}
+			if got := describe(r); got != tt.want {
+				t.Errorf("PlayRoom = %q, want %q", got, tt.want)
+			}
+			if !reflect.DeepEqual(asked, tt.asked) || !reflect.DeepEqual(from, tt.from) {
+				t.Errorf("Room saw %v hands, splitting %v, want %v splitting %v", asked, from, tt.asked, tt.from)
+			}
+			checkSteps(t, r, steps)
+		})
+	}
+}
+
 func describe(r game.Round) string {
 	out := ""
 	for i, c := range r.Dealer.Cards {

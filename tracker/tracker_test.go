@@ -131,11 +131,12 @@ type run struct {
 // tracker, with or without the controller's game_start and game_end.
 func replay(tb testing.TB, cfg script.Config, controlled bool, d degrade) run {
 	tb.Helper()
-	s, err := script.Write(cfg)
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	cfg.Room = clip.Room(l) // split hands where the felt has room, as clips do
+	s, err := script.Write(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -67,11 +67,12 @@ func newStage(tb testing.TB, cfg script.Config, view scene.Config) *stage {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := script.Write(cfg)
+	sc, err := scene.New(view, art, rand.New(rand.NewPCG(cfg.Seed, 7)))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc, err := scene.New(view, art, rand.New(rand.NewPCG(cfg.Seed, 7)))
+	cfg.Room = clip.Room(sc.Layout()) // split hands where the felt has room, as clips do
+	s, err := script.Write(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

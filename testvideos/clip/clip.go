@@ -23,8 +23,9 @@ type Options struct {
 	// Dir and Name: the clip's files are Dir/Name.mp4, .events.jsonl,
 	// .truth.json, .table.json and .yaml.
 	Dir, Name string
-	Script    script.Config
-	Scene     scene.Config
+	// Script is the screenplay; its Room defaults to the scene layout's.
+	Script script.Config
+	Scene  scene.Config
 	// Art supplies the card faces; the caller owns it.
 	Art *cardart.Art
 	// CRF is the H.264 quality (video.DefaultCRF when 0).
@@ -83,15 +84,18 @@ func Generate(opts Options) (*Truth, error) {
 	if opts.Name == "" {
 		return nil, errors.New("clip: no name")
 	}
-	s, err := script.Write(opts.Script)
-	if err != nil {
-		return nil, fmt.Errorf("clip: %w", err)
-	}
 	sc, err := scene.New(opts.Scene, opts.Art, rand.New(rand.NewPCG(opts.Script.Seed, 7)))
 	if err != nil {
 		return nil, fmt.Errorf("clip: %w", err)
 	}
 	defer sc.Close()
+	if opts.Script.Room == nil {
+		opts.Script.Room = Room(sc.Layout())
+	}
+	s, err := script.Write(opts.Script)
+	if err != nil {
+		return nil, fmt.Errorf("clip: %w", err)
+	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -1,32 +1,133 @@
 package clip
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"bjmonitor/calibration"
+	"bjmonitor/deal"
+	"bjmonitor/game"
 	"bjmonitor/testvideos/scene"
 	"bjmonitor/testvideos/script"
 	"bjmonitor/vision"
 )
 
-// handSlot is where a seat's n-th hand lies, in split offsets from the
-// first: split hands go right, then left, then further right. Hands stay
-// where they were put, as dealers leave them, so that nothing but the
-// split card itself moves.
-var handSlot = [...]float64{0, 1, -1, 2}
+// slotOrder is where a seat's split hands may go, in split offsets from
+// its first hand, in the order a dealer tries them: right, left, then
+// further right and further left. At the two end seats "right" is
+// towards the table's middle, as there is no felt, and no camera view,
+// beyond the end spot.
+var slotOrder = [...]float64{1, -1, 2, -2}
 
-// handCard is where card index (from 0) of hand `hand` of seat s lies, as
-// dealt flat: split hands go by handSlot, except at the two end seats,
-// where the first split goes towards the table's middle, as there is no
-// felt, and no camera view, beyond the end spot (a second re-split there
-// has no room left inside the view).
-func handCard(l *scene.Layout, s scene.Seat, hand, index int) scene.Point {
-	off := s.SplitOffset.Scale(2 * handSlot[min(hand, len(handSlot)-1)])
-	end := s.Number == 1 || s.Number == len(l.Seats)
-	if end && s.FirstCard.Center.X*s.SplitOffset.X > 0 {
+// handGap is the least distance between the first cards of two hands: a
+// card's width and a little, so that no hand lies on another's cards.
+const handGap = 70 // mm
+
+// handSlots lays out a round's hands: the split offset of each hand of
+// each seat (hand 0 lies at 0). Hands are laid in dealing order, the
+// seats from first base and a seat's hands as they were split. A split
+// hand goes next to the hand it was split from if it can, and never
+// further than two offsets from it: it takes the nearest slot of
+// slotOrder (the earlier of two as near) that is on the felt and at least
+// handGap from every hand laid before it and from every seat's first
+// hand. ok is false when some hand found no such slot: it then takes the
+// nearest slot on the felt, on top of another hand.
+func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok bool) {
+	slots = make(map[int][]float64, len(seats))
+	var laid []scene.Point
+	for _, gs := range seats {
+		if gs.Seat >= 1 && gs.Seat <= len(l.Seats) {
+			laid = append(laid, l.Seats[gs.Seat-1].FirstCard.Center)
+		}
+	}
+	ok = true
+	for _, gs := range seats {
+		if gs.Seat < 1 || gs.Seat > len(l.Seats) {
+			continue
+		}
+		s := l.Seats[gs.Seat-1]
+		sl := []float64{0}
+		for _, h := range gs.Hands[min(1, len(gs.Hands)):] {
+			from := 0.0
+			if h.SplitFrom >= 0 && h.SplitFrom < len(sl) {
+				from = sl[h.SplitFrom]
+			}
+			order := slotOrder
+			slices.SortStableFunc(order[:], func(a, b float64) int {
+				return cmp.Compare(math.Abs(a-from), math.Abs(b-from))
+			})
+			best, found := math.NaN(), false
+			for _, k := range order {
+				if slices.Contains(sl, k) || !onFelt(l, s, k) {
+					continue
+				}
+				if math.IsNaN(best) {
+					best = k
+				}
+				c := splitCenter(l, s, k)
+				if math.Abs(k-from) <= 2 && !slices.ContainsFunc(laid, func(p scene.Point) bool { return math.Hypot(p.X-c.X, p.Y-c.Y) < handGap }) {
+					best, found = k, true
+					break
+				}
+			}
+			ok = ok && found
+			sl = append(sl, best)
+			laid = append(laid, splitCenter(l, s, best))
+		}
+		slots[gs.Seat] = sl
+	}
+	return slots, ok
+}
+
+// isEnd reports whether s is one of the table's two end seats.
+func isEnd(l *scene.Layout, s scene.Seat) bool {
+	return s.Number == 1 || s.Number == len(l.Seats)
+}
+
+// onFelt reports whether split offset k of seat s lies on the felt: not
+// beyond an end seat's spot.
+func onFelt(l *scene.Layout, s scene.Seat, k float64) bool {
+	return !isEnd(l, s) || k >= 0
+}
+
+// splitCenter is where the first card of a hand at split offset k of seat
+// s lies, as dealt flat. At the end seats a positive k points towards the
+// table's middle.
+func splitCenter(l *scene.Layout, s scene.Seat, k float64) scene.Point {
+	off := s.SplitOffset.Scale(2 * k)
+	if isEnd(l, s) && s.FirstCard.Center.X*s.SplitOffset.X > 0 {
 		off = off.Scale(-1) // SplitOffset points away from the middle
 	}
-	return s.FirstCard.Center.Add(off).Add(s.Step.Scale(float64(index)))
+	return s.FirstCard.Center.Add(off)
+}
+
+// Room is the felt's room for split hands, for script.Config: a seat has
+// room for another hand when handSlots finds every hand a place of its own.
+func Room(l *scene.Layout) deal.Room {
+	return func(r *game.Round, seat, from int) bool {
+		seats := slices.Clone(r.Seats)
+		for i := range seats {
+			if seats[i].Seat == seat {
+				seats[i].Hands = append(slices.Clone(seats[i].Hands), game.Hand{SplitFrom: from})
+			}
+		}
+		_, ok := handSlots(l, seats)
+		return ok
+	}
+}
+
+// handCard is where card index (from 0) of hand `hand` of seat s lies, as
+// dealt flat, in a round whose seats are as given (nil: a seat alone).
+func handCard(l *scene.Layout, seats []game.Seat, s scene.Seat, hand, index int) scene.Point {
+	slots, _ := handSlots(l, seats)
+	k := 0.0
+	if sl := slots[s.Number]; hand < len(sl) {
+		k = sl[hand]
+	} else if hand > 0 {
+		k = slotOrder[min(hand, len(slotOrder))-1]
+	}
+	return splitCenter(l, s, k).Add(s.Step.Scale(float64(index)))
 }
 
 // Pose returns where a card lies on the table in placement p.
@@ -38,7 +139,7 @@ func Pose(l *scene.Layout, p script.Placement) scene.Pose {
 	} else {
 		s := l.Seats[c.Seat-1]
 		pose = scene.Pose{
-			Center: handCard(l, s, p.Hand, p.Index),
+			Center: handCard(l, p.Seats, s, p.Hand, p.Index),
 			RotDeg: s.FirstCard.RotDeg,
 		}
 		if c.Sideways {
@@ -69,7 +170,7 @@ func ArmOver(l *scene.Layout, a script.Arm, frame int) scene.Occluder {
 		target = l.Dealer.CardPose(a.Index).Center
 	} else {
 		s := l.Seats[a.Seat-1]
-		target = handCard(l, s, a.Hand, a.Index)
+		target = handCard(l, a.Seats, s, a.Hand, a.Index)
 	}
 	// The forearm comes from the dealer, behind the chip tray.
 	dx, dy := target.X, target.Y-(l.Dealer.Tray[0].Y-150)

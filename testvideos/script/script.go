@@ -38,7 +38,10 @@ type Config struct {
 	ErrorRate float64
 	// Stack, when set, is dealt before the shuffled shoe, to script a
 	// scene (a 7-7 split, a double, a bust).
-	Stack  []cards.Card
+	Stack []cards.Card
+	// Room, when set, says where the felt has room for a split hand (the
+	// clip's layout knows); a pair with no room is played as its total.
+	Room   deal.Room
 	Timing Timing
 }
 
@@ -139,9 +142,13 @@ type Move struct {
 // Arm is the dealer's hand and forearm reaching over a place on the felt.
 type Arm struct {
 	Start, End int // frames, End excluded
+	Round      string
 	Seat       int // 0 for the dealer's own cards
 	Hand       int
 	Index      int
+	// Seats are the round's seats as finally dealt (set by ArmAt): where
+	// a split hand lies depends on every hand of the round.
+	Seats []game.Seat
 }
 
 // Round is the ground truth of one round.
@@ -201,6 +208,9 @@ type Placement struct {
 	// seat has now (split hands lie side by side).
 	Hand, Index, Hands int
 	FaceDown           bool
+	// Seats are the seats of the card's round as finally dealt: where a
+	// split hand lies depends on every hand of the round.
+	Seats []game.Seat
 }
 
 // At returns the cards on the felt at frame f, in the order they landed
@@ -220,10 +230,21 @@ func (s *Script) At(f int) []Placement {
 		}
 		if c.Seat > 0 {
 			p.Hands = s.handsAt(c.Round, c.Seat, f)
+			p.Seats = s.seats(c.Round)
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// seats returns the seats of a round as finally dealt.
+func (s *Script) seats(round string) []game.Seat {
+	for i := range s.Rounds {
+		if s.Rounds[i].ID == round {
+			return s.Rounds[i].Round.Seats
+		}
+	}
+	return nil
 }
 
 func (s *Script) handsAt(round string, seat, f int) int {
@@ -245,6 +266,9 @@ func (s *Script) handsAt(round string, seat, f int) int {
 func (s *Script) ArmAt(f int) (Arm, bool) {
 	for _, a := range s.Arms {
 		if f >= a.Start && f < a.End {
+			if a.Seat > 0 {
+				a.Seats = s.seats(a.Round)
+			}
 			return a, true
 		}
 	}
@@ -368,7 +392,8 @@ func (w *writer) round(id string) {
 	}
 	w.t += 0.5
 
-	truth, steps := deal.Play(w.shoe, w.cfg.Rules, players)
+	arms := len(w.s.Arms)
+	truth, steps := deal.PlayRoom(w.shoe, w.cfg.Rules, players, w.cfg.Room)
 	r.Round = truth
 	r.Round.ID = id
 	w.s.Rounds = append(w.s.Rounds, r)
@@ -417,6 +442,9 @@ func (w *writer) round(id string) {
 	cur.MeterEnd = w.meter.Value()
 	w.t += tm.Settle
 	w.clearFelt()
+	for i := arms; i < len(w.s.Arms); i++ {
+		w.s.Arms[i].Round = id
+	}
 	cur.EndFrame = w.frame(w.t)
 	w.event(controller.Event{Type: controller.GameEnd, Round: id})
 	w.t += tm.Gap
