@@ -329,3 +329,30 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 	}
 	return out
 }
+
+// noIndexAt reports whether corner c of an outline (poly, r pixels a mm)
+// can have no index. From the corner the outline runs straight along U
+// for further than a card's short edge (cardW), so U runs along a long
+// edge, and along V for no further than a short edge, so V runs along a
+// short one: c is a card's top-right or bottom-left corner, where the
+// right-handed frame that the model reads has no index. Cards in a row,
+// as the dealer lays them, share straight edges: there the run along a
+// short edge is long too, so either test alone would drop a true index
+// corner, such as one on the row's top edge whose V edge runs inside the
+// blob, not along its outline.
+func noIndexAt(poly []image.Point, c corner, r float64) bool {
+	const short = cardW + 7
+	v := runAlong(poly, c.P, c.V, r, short+1)
+	return v >= 10 && v <= short && runAlong(poly, c.P, c.U, r, short+1) > short
+}
+
+// runAlong is how far, in mm up to most, the outline poly runs
+// straight from p along direction d (a unit vector; r pixels a mm).
+func runAlong(poly []image.Point, p, d point2, r, most float64) float64 {
+	const tol = 1.5 // mm off the line still on it
+	t := 0.0
+	for t < most && distToPoly(poly, p.add(d.scale((t+1)*r))) <= tol*r {
+		t++
+	}
+	return t
+}

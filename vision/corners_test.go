@@ -304,3 +304,52 @@ func handOutline(t *testing.T, mask gocv.Mat, r float64) ([]image.Point, []corne
 	found := findCorners(poly, 7*r, 14*r, 25)
 	return poly, append(found, notchedCorners(poly, found, r)...)
 }
+
+// TestNoIndexAt: the corners left unread are those whose outline runs
+// along a long edge on U and a short one on V; in a dealer's row, where
+// the cards' edges run on straight into each other, no corner is left
+// unread.
+func TestNoIndexAt(t *testing.T) {
+	const r = 2.0
+	px := func(ps ...[2]float64) []image.Point { // mm to pixels
+		out := make([]image.Point, len(ps))
+		for i, p := range ps {
+			out[i] = image.Pt(int(p[0]*r), int(p[1]*r))
+		}
+		return out
+	}
+	at := func(x, y float64, u, v point2) corner {
+		return corner{P: point2{x * r, y * r}, U: u, V: v}
+	}
+	right, left, down, up := point2{1, 0}, point2{-1, 0}, point2{0, 1}, point2{0, -1}
+	card := px([2]float64{0, 0}, [2]float64{63, 0}, [2]float64{63, 88}, [2]float64{0, 88})
+	// Three cards laid 24 mm apart in a row: one 111×88 outline.
+	row := px([2]float64{0, 0}, [2]float64{111, 0}, [2]float64{111, 88}, [2]float64{0, 88})
+	// A hand: the second card 14 mm right and 17 mm up, on top.
+	fan := px([2]float64{0, 0}, [2]float64{14, 0}, [2]float64{14, -17}, [2]float64{77, -17},
+		[2]float64{77, 71}, [2]float64{63, 71}, [2]float64{63, 88}, [2]float64{0, 88})
+	tests := []struct {
+		name string
+		poly []image.Point
+		c    corner
+		want bool
+	}{
+		{"card, top left (index)", card, at(0, 0, right, down), false},
+		{"card, top right", card, at(63, 0, down, left), true},
+		{"card, bottom right (index)", card, at(63, 88, left, up), false},
+		{"card, bottom left", card, at(0, 88, up, right), true},
+		{"row, first card's top left (index)", row, at(0, 0, right, down), false},
+		{"row, second card's top left (index), on the top edge", row, at(24, 0, right, down), false},
+		{"row, last card's bottom right (index)", row, at(111, 88, left, up), false},
+		{"row, top right: kept, its short edge runs on", row, at(111, 0, down, left), false},
+		{"fan, lower card's bottom left", fan, at(0, 88, up, right), true},
+		{"fan, lower card's bottom right (index)", fan, at(63, 88, left, up), false},
+		{"fan, upper card's top right", fan, at(77, -17, down, left), true},
+		{"fan, upper card's bottom right (index)", fan, at(77, 71, left, up), false},
+	}
+	for _, tt := range tests {
+		if got := noIndexAt(tt.poly, tt.c, r); got != tt.want {
+			t.Errorf("%s: noIndexAt = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

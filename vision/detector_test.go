@@ -319,3 +319,51 @@ func TestLoneCardAtAnyAngle(t *testing.T) {
 	}
 	t.Logf("%d of 60 angles missed", missed)
 }
+
+// TestMarksAreNotCards: the reference marks' white quiet zones look like
+// paper, but no crop is cut at them; a card lying over a mark is read.
+func TestMarksAreNotCards(t *testing.T) {
+	st := loneCardStage(t, "")
+	clf := openReader(t)
+	marks := st.cal.Table.Marks
+	if len(marks) == 0 {
+		t.Fatal("the scene has no reference marks")
+	}
+	detect := func(cs []scene.PlacedCard) (vision.Frame, int) {
+		t.Helper()
+		det, err := vision.NewDetector(st.cal, clf, vision.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer det.Close()
+		if err := st.sc.SetCards(cs); err != nil {
+			t.Fatal(err)
+		}
+		st.sc.SetOccluders(nil)
+		if err := st.sc.Render(&st.frame, 0); err != nil {
+			t.Fatal(err)
+		}
+		got, err := det.Detect(st.frame, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, det.Classified
+	}
+	if got, crops := detect(nil); crops != 0 || len(got.Cards) != 0 {
+		t.Errorf("empty felt: %d crops read, %d cards seen, want none", crops, len(got.Cards))
+	}
+	qs := cards.New(cards.Queen, cards.Spades)
+	for _, m := range marks {
+		centre := scene.Point{X: m.Center.X, Y: m.Center.Y}
+		got, _ := detect([]scene.PlacedCard{{Card: qs, Pose: scene.Pose{Center: centre, RotDeg: 10}}})
+		found := false
+		for _, o := range got.Cards {
+			found = found || o.Card == qs && vision.Dist(o.Center, m.Center) < 8
+		}
+		seat, dealer := st.cal.Table.ZoneAt(m.Center)
+		t.Logf("mark %d at (%.0f, %.0f): seat %d, dealer %v: card seen %v", m.ID, m.Center.X, m.Center.Y, seat, dealer, found)
+		if !found && (seat > 0 || dealer) { // only zones are looked at
+			t.Errorf("a %v over mark %d at (%.0f, %.0f) was not seen: %+v", qs, m.ID, m.Center.X, m.Center.Y, got.Cards)
+		}
+	}
+}

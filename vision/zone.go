@@ -86,6 +86,9 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		if a < 0.35*cardPx || a > 20*cardPx {
 			continue // a chip, printing, or a sleeve across the felt
 		}
+		if d.isMark(z, c) {
+			continue // paper, but no card
+		}
 		if rect, rc, ok := singleCard(c, a, cardPx, r); ok {
 			// A card on its own: its rectangle is sure even where an index
 			// or a pip printed close to the edge notches the outline, and
@@ -112,7 +115,13 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 				found = append(found, findJunctions(pic, pts, r, found)...)
 			}
 		}
-		corners = append(corners, found...)
+		// A corner the outline shows to be a card's top right or bottom
+		// left is not worth a crop: the model would read none there.
+		for _, fc := range found {
+			if !noIndexAt(pts, fc, r) {
+				corners = append(corners, fc)
+			}
+		}
 	}
 	skinPx := gocv.CountNonZero(z.skin)
 	z.busy = float64(skinPx) > 1500*r*r // a palm is some 7,000 mm²
@@ -263,6 +272,27 @@ func singleCard(c gocv.PointVector, area, cardPx, r float64) ([4]image.Point, []
 		out = append(out, corner{P: p[i], U: u.unit(), V: v.unit()})
 	}
 	return rect, out, true
+}
+
+// isMark reports whether a blob of the zone's paper mask (contour c) is
+// one of the table's reference marks: the white quiet zone around a
+// mark's black square makes a square blob of paper, about 1.35 times the
+// square's side. It is taken for the mark when it is centred on the mark
+// (within a quarter of its side) and square, each side 1.1 to 1.6 times
+// the mark's: a card's long edge is longer than that, alone or lying over
+// a mark, so cards are looked at as ever.
+func (d *Detector) isMark(z *zone, c gocv.PointVector) bool {
+	r := d.opts.PxPerMM
+	rr := gocv.MinAreaRect(c)
+	cx, cy := z.x0+float64(rr.Center.X)/r, z.y0+float64(rr.Center.Y)/r
+	w, h := float64(rr.Width)/r, float64(rr.Height)/r
+	for _, m := range d.cal.Table.Marks {
+		in := func(side float64) bool { return side >= 1.1*m.Size && side <= 1.6*m.Size }
+		if math.Hypot(cx-m.Center.X, cy-m.Center.Y) < m.Size/4 && in(w) && in(h) {
+			return true
+		}
+	}
+	return false
 }
 
 // onPaper reports whether a table point lies on card paper in the zone's
