@@ -32,7 +32,7 @@ const handGap = 70 // mm
 // slotOrder (the earlier of two as near) that is on the felt and at least
 // handGap from every hand laid before it and from every seat's first
 // hand. ok is false when some hand found no such slot: it then takes the
-// nearest slot on the felt, on top of another hand.
+// nearest slot on the felt, on top of another hand, or past the end.
 func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok bool) {
 	slots = make(map[int][]float64, len(seats))
 	var laid []scene.Point
@@ -70,6 +70,9 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 					best, found = k, true
 					break
 				}
+			}
+			if math.IsNaN(best) { // every slot on the felt taken: past the end
+				best = order[slices.IndexFunc(order[:], func(k float64) bool { return !slices.Contains(sl, k) })]
 			}
 			ok = ok && found
 			sl = append(sl, best)

@@ -119,6 +119,7 @@ func TestHandSlots(t *testing.T) {
 		{"an end seat's neighbour splits away from it", seats(1, 2, 2, 2), map[int][]float64{1: {0, 1}, 2: {0, -1}}, true},
 		{"a re-split goes next to the hand it came from", fromSecond[1:], map[int][]float64{4: {0, 1, 2}}, true},
 		{"or two offsets away when a neighbour is there", fromSecond, map[int][]float64{3: {0}, 4: {0, 1, -1}}, true},
+		{"four hands at an end seat, with no room: the last past the end", seats(7, 4), map[int][]float64{7: {0, 1, 2, -1}}, false},
 		{"four hands between empty seats", seats(2, 1, 4, 4, 6, 1), map[int][]float64{2: {0}, 4: {0, 1, -1, 2}, 6: {0}}, true},
 	}
 	for _, tt := range tests {
