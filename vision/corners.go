@@ -333,17 +333,20 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 // noIndexAt reports whether corner c of an outline (poly, r pixels a mm)
 // can have no index. From the corner the outline runs straight along U
 // for further than a card's short edge (cardW), so U runs along a long
-// edge, and along V for no further than a short edge, so V runs along a
-// short one: c is a card's top-right or bottom-left corner, where the
-// right-handed frame that the model reads has no index. Cards in a row,
-// as the dealer lays them, share straight edges: there the run along a
-// short edge is long too, so either test alone would drop a true index
-// corner, such as one on the row's top edge whose V edge runs inside the
-// blob, not along its outline.
+// edge, and along V for a whole short edge (from 50 mm to a little over
+// cardW) and no further: c is a card's top-right or bottom-left corner,
+// where the right-handed frame that the model reads has no index.
+//
+// Both tests are needed. Cards in a row, as the dealer lays them, share
+// straight edges, so a short edge can run on for long; and a corner
+// squared to a notch (an index printed at the edge) has a V edge that is
+// only the notch's side: the dealer's A♠ of dondorf seed 2213 round 1032,
+// whose better index corner was left unread when a V run of 10 mm was
+// enough.
 func noIndexAt(poly []image.Point, c corner, r float64) bool {
 	const short = cardW + 7
 	v := runAlong(poly, c.P, c.V, r, short+1)
-	return v >= 10 && v <= short && runAlong(poly, c.P, c.U, r, short+1) > short
+	return v >= 50 && v <= short && runAlong(poly, c.P, c.U, r, short+1) > short
 }
 
 // runAlong is how far, in mm up to most, the outline poly runs

@@ -328,6 +328,7 @@ func TestNoIndexAt(t *testing.T) {
 	// A hand: the second card 14 mm right and 17 mm up, on top.
 	fan := px([2]float64{0, 0}, [2]float64{14, 0}, [2]float64{14, -17}, [2]float64{77, -17},
 		[2]float64{77, 71}, [2]float64{63, 71}, [2]float64{63, 88}, [2]float64{0, 88})
+	notched := px([2]float64{0, 20}, [2]float64{5, 20}, [2]float64{5, 0}, [2]float64{111, 0}, [2]float64{111, 88}, [2]float64{0, 88})
 	tests := []struct {
 		name string
 		poly []image.Point
@@ -346,6 +347,9 @@ func TestNoIndexAt(t *testing.T) {
 		{"fan, lower card's bottom right (index)", fan, at(63, 88, left, up), false},
 		{"fan, upper card's top right", fan, at(77, -17, down, left), true},
 		{"fan, upper card's bottom right (index)", fan, at(77, 71, left, up), false},
+		// An index at the edge notches the outline: the corner squared
+		// to the top edge, 5 mm in, has only the notch's side below it.
+		{"notched top left (index), in a row", notched, at(5, 0, right, down), false},
 	}
 	for _, tt := range tests {
 		if got := noIndexAt(tt.poly, tt.c, r); got != tt.want {
