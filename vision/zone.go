@@ -86,10 +86,11 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		if a < 0.35*cardPx || a > 20*cardPx {
 			continue // a chip, printing, or a sleeve across the felt
 		}
-		if d.isMark(z, c) {
+		rr := gocv.MinAreaRect(c)
+		if d.isMark(z, rr) {
 			continue // paper, but no card
 		}
-		if rect, rc, ok := singleCard(c, a, cardPx, r); ok {
+		if rect, rc, ok := singleCard(rr, a, cardPx, r); ok {
 			// A card on its own: its rectangle is sure even where an index
 			// or a pip printed close to the edge notches the outline, and
 			// the whole rectangle is paper (dondorf's T♥, seed 2204 round
@@ -235,15 +236,14 @@ func sameCorner(a, b corner) bool {
 	return a.P.sub(b.P).len() <= 1 && dot(a.U, b.U) >= 0.999 && dot(a.V, b.V) >= 0.999
 }
 
-// singleCard reports whether a blob is one card: the area and the sides
-// of its smallest enclosing rectangle are a card's. It returns that
+// singleCard reports whether a blob is one card: its area and the sides
+// of its smallest enclosing rectangle rr are a card's. It returns that
 // rectangle and the card's index corners.
-func singleCard(c gocv.PointVector, area, cardPx, r float64) ([4]image.Point, []corner, bool) {
+func singleCard(rr gocv.RotatedRect, area, cardPx, r float64) ([4]image.Point, []corner, bool) {
 	var rect [4]image.Point
 	if area < 0.75*cardPx || area > 1.15*cardPx {
 		return rect, nil, false
 	}
-	rr := gocv.MinAreaRect(c)
 	if len(rr.Points) != 4 {
 		return rect, nil, false
 	}
@@ -274,16 +274,15 @@ func singleCard(c gocv.PointVector, area, cardPx, r float64) ([4]image.Point, []
 	return rect, out, true
 }
 
-// isMark reports whether a blob of the zone's paper mask (contour c) is
-// one of the table's reference marks: the white quiet zone around a
+// isMark reports whether a blob of the zone's paper mask (its smallest
+// enclosing rectangle rr) is one of the table's reference marks: the white quiet zone around a
 // mark's black square makes a square blob of paper, about 1.35 times the
 // square's side. It is taken for the mark when it is centred on the mark
 // (within a quarter of its side) and square, each side 1.1 to 1.6 times
 // the mark's: a card's long edge is longer than that, alone or lying over
 // a mark, so cards are looked at as ever.
-func (d *Detector) isMark(z *zone, c gocv.PointVector) bool {
+func (d *Detector) isMark(z *zone, rr gocv.RotatedRect) bool {
 	r := d.opts.PxPerMM
-	rr := gocv.MinAreaRect(c)
 	cx, cy := z.x0+float64(rr.Center.X)/r, z.y0+float64(rr.Center.Y)/r
 	w, h := float64(rr.Width)/r, float64(rr.Height)/r
 	for _, m := range d.cal.Table.Marks {
