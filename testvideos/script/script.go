@@ -229,34 +229,31 @@ func (s *Script) At(f int) []Placement {
 			}
 		}
 		if c.Seat > 0 {
-			p.Hands = s.handsAt(c.Round, c.Seat, f)
-			p.Seats = s.seats(c.Round)
+			if r := s.round(c.Round); r != nil {
+				p.Hands, p.Seats = handsAt(r, c.Seat, f), r.Round.Seats
+			}
 		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// seats returns the seats of a round as finally dealt.
-func (s *Script) seats(round string) []game.Seat {
+// round returns the round of an ID, or nil.
+func (s *Script) round(id string) *Round {
 	for i := range s.Rounds {
-		if s.Rounds[i].ID == round {
-			return s.Rounds[i].Round.Seats
+		if s.Rounds[i].ID == id {
+			return &s.Rounds[i]
 		}
 	}
 	return nil
 }
 
-func (s *Script) handsAt(round string, seat, f int) int {
+// handsAt is how many hands a seat of round r has at frame f.
+func handsAt(r *Round, seat, f int) int {
 	n := 1
-	for _, r := range s.Rounds {
-		if r.ID != round {
-			continue
-		}
-		for _, sp := range r.splits {
-			if sp.seat == seat && f >= sp.frame {
-				n++
-			}
+	for _, sp := range r.splits {
+		if sp.seat == seat && f >= sp.frame {
+			n++
 		}
 	}
 	return n
@@ -266,8 +263,8 @@ func (s *Script) handsAt(round string, seat, f int) int {
 func (s *Script) ArmAt(f int) (Arm, bool) {
 	for _, a := range s.Arms {
 		if f >= a.Start && f < a.End {
-			if a.Seat > 0 {
-				a.Seats = s.seats(a.Round)
+			if r := s.round(a.Round); a.Seat > 0 && r != nil {
+				a.Seats = r.Round.Seats
 			}
 			return a, true
 		}
