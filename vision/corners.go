@@ -243,15 +243,33 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 func distToPoly(poly []image.Point, q point2) float64 {
 	best := math.Inf(1)
 	for i := range poly {
-		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
-		ab := b.sub(a)
-		t := 0.0
-		if l2 := dot(ab, ab); l2 > 0 {
-			t = math.Max(0, math.Min(1, dot(q.sub(a), ab)/l2))
-		}
-		best = math.Min(best, q.sub(a.add(ab.scale(t))).len())
+		best = math.Min(best, distToEdge(poly, i, q))
 	}
 	return best
+}
+
+// distToEdge is the distance from q to the closed polygon's edge i, from
+// poly[i] to the next point.
+func distToEdge(poly []image.Point, i int, q point2) float64 {
+	a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
+	ab := b.sub(a)
+	t := 0.0
+	if l2 := dot(ab, ab); l2 > 0 {
+		t = math.Max(0, math.Min(1, dot(q.sub(a), ab)/l2))
+	}
+	return q.sub(a.add(ab.scale(t))).len()
+}
+
+// edgeWithin returns an edge of the closed polygon that passes within lim
+// of q, trying edge from first, then the next ones in turn; ok is false
+// when none does (distToPoly(poly, q) > lim).
+func edgeWithin(poly []image.Point, q point2, lim float64, from int) (edge int, ok bool) {
+	for k := range poly {
+		if i := (from + k) % len(poly); distToEdge(poly, i, q) <= lim {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // completedCorners returns the corners a card's own edge points to where
@@ -354,8 +372,12 @@ func noIndexAt(poly []image.Point, c corner, r float64) bool {
 func runAlong(poly []image.Point, p, d point2, r, most float64) float64 {
 	const tol = 1.5 // mm off the line still on it
 	t := 0.0
-	for t < most && distToPoly(poly, p.add(d.scale((t+1)*r))) <= tol*r {
-		t++
+	// Each step is near the edge the last one was near, as a rule: that
+	// edge is tried first.
+	for e, ok := 0, true; t < most; t++ {
+		if e, ok = edgeWithin(poly, p.add(d.scale((t+1)*r)), tol*r, e); !ok {
+			break
+		}
 	}
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -354,6 +355,32 @@ func TestNoIndexAt(t *testing.T) {
 	for _, tt := range tests {
 		if got := noIndexAt(tt.poly, tt.c, r); got != tt.want {
 			t.Errorf("%s: noIndexAt = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestEdgeWithin checks that edgeWithin finds an edge within lim exactly
+// when distToPoly says there is one, whichever edge it starts from, and
+// that the edge it returns is within lim.
+func TestEdgeWithin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		poly := make([]image.Point, 3+rng.IntN(10))
+		for i := range poly {
+			poly[i] = image.Pt(rng.IntN(200), rng.IntN(200))
+		}
+		if rng.IntN(10) == 0 {
+			poly[1] = poly[0] // an edge of no length
+		}
+		q := point2{rng.Float64()*240 - 20, rng.Float64()*240 - 20}
+		lim := rng.Float64() * 12
+		from := rng.IntN(len(poly))
+		e, ok := edgeWithin(poly, q, lim, from)
+		if want := distToPoly(poly, q) <= lim; ok != want {
+			t.Fatalf("poly %v q %v lim %g from %d: edgeWithin %v, distToPoly %g", poly, q, lim, from, ok, distToPoly(poly, q))
+		}
+		if ok && distToEdge(poly, e, q) > lim {
+			t.Fatalf("poly %v q %v lim %g: edge %d is %g away", poly, q, lim, e, distToEdge(poly, e, q))
 		}
 	}
 }
