@@ -371,13 +371,15 @@ func noIndexAt(poly []image.Point, c corner, r float64) bool {
 // straight from p along direction d (a unit vector; r pixels a mm).
 func runAlong(poly []image.Point, p, d point2, r, most float64) float64 {
 	const tol = 1.5 // mm off the line still on it
-	t := 0.0
 	// Each step is near the edge the last one was near, as a rule: that
 	// edge is tried first.
-	for e, ok := 0, true; t < most; t++ {
+	t, e := 0.0, 0
+	for t < most {
+		var ok bool
 		if e, ok = edgeWithin(poly, p.add(d.scale((t+1)*r)), tol*r, e); !ok {
 			break
 		}
+		t++
 	}
 	return t
 }
