@@ -31,7 +31,6 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
 		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
 	)
-	rows, cols := pic.rows, pic.cols
 	var out []corner
 	stretches := straightStretches(poly, straightMM*r)
 	for i, st := range stretches {
@@ -45,28 +44,13 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 		// coordinates) the inside is on the left of each edge... the sign
 		// of orient says which.
 		in := point2{-d.Y, d.X}.scale(orient)
+		// Below holds, a share is only ever compared with holds, or with
+		// a neighbour's share of holds or more: crossShare need not work
+		// it out exactly.
 		var profile []float64
 		start, stop := -pastMM*r, length+pastMM*r
 		for s := start; s <= stop; s++ {
-			hit, all := 0, 0
-			for depth := fromMM * r; depth <= toMM*r; depth++ {
-				p := a.add(d.scale(s)).add(in.scale(depth))
-				x, y := int(p.X+0.5), int(p.Y+0.5)
-				if x < 0 || y < 0 || x >= cols || y >= rows {
-					continue
-				}
-				gx, gy := pic.sobel(x, y)
-				g := math.Abs(float64(gx)*d.X + float64(gy)*d.Y)
-				all++
-				if g > strong {
-					hit++
-				}
-			}
-			share := 0.0
-			if all > 0 {
-				share = float64(hit) / float64(all)
-			}
-			profile = append(profile, share)
+			profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, fromMM*r, toMM*r, strong, holds))
 		}
 		for k := range profile {
 			if profile[k] < holds || (k+1 < len(profile) && profile[k] < profile[k+1]) {
@@ -162,6 +146,40 @@ func (p greyPicture) sobel(x, y int) (gx, gy int32) {
 	l, r := int32(m[x0]), int32(m[x1])
 	bl, bc, br := int32(b[x0]), int32(b[x]), int32(b[x1])
 	return (tr + 2*r + br) - (tl + 2*l + bl), (bl + 2*bc + br) - (tl + 2*tc + tr)
+}
+
+// crossShare is the share of a band that a line along in crosses: of the
+// pixels at depth from, from+1, ... up to to along in from p, those whose
+// Sobel response across d (a unit vector) is over strong. Pixels outside
+// the picture do not count. Only a share of least or more is worked out
+// exactly: once more pixels have missed than a share of least allows of
+// the whole band, the share is sure to fall short, and crossShare returns
+// -1.
+func (p greyPicture) crossShare(at, d, in point2, from, to, strong, least float64) float64 {
+	n := 0
+	for depth := from; depth <= to; depth++ {
+		n++
+	}
+	most := (1 - least) * float64(n) // misses a share of least allows
+	hit, all := 0, 0
+	for depth := from; depth <= to; depth++ {
+		q := at.add(in.scale(depth))
+		x, y := int(q.X+0.5), int(q.Y+0.5)
+		if x < 0 || y < 0 || x >= p.cols || y >= p.rows {
+			continue
+		}
+		gx, gy := p.sobel(x, y)
+		all++
+		if math.Abs(float64(gx)*d.X+float64(gy)*d.Y) > strong {
+			hit++
+		} else if float64(all-hit) > most {
+			return -1
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(hit) / float64(all)
 }
 
 // straightMM is how far the outline of a row of cards strays from a

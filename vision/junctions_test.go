@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"image/color"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -172,5 +173,56 @@ func TestJunctionTurnedAtStretchEnd(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the sideways card's index corner at (216,100), U (0,1), V (-1,0), not found: %+v", got)
+	}
+}
+
+// TestCrossShareStopsShort checks crossShare against the exact share
+// (least 0, which never stops early): the same share where it reaches
+// least, and -1 only where the exact share falls short of it.
+func TestCrossShareStopsShort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pic := gocv.NewMatWithSize(80, 90, gocv.MatTypeCV8U)
+	defer pic.Close()
+	px, err := pic.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range px {
+		px[i] = uint8(60 + rng.IntN(20))
+	}
+	// Lines down and across, some broken, for shares of every size.
+	for x := 10; x < 90; x += 9 {
+		for y := rng.IntN(30); y < 80-rng.IntN(30); y++ {
+			px[y*90+x] = 240
+		}
+	}
+	g, ok := newGreyPicture(pic, image.Rect(0, 0, 90, 80))
+	if !ok {
+		t.Fatal("newGreyPicture refused a grey Mat")
+	}
+	var sure, short int
+	for range 5000 {
+		at := point2{rng.Float64()*110 - 10, rng.Float64()*40 - 10}
+		ang := rng.Float64() * 2 * math.Pi
+		d := point2{math.Cos(ang), math.Sin(ang)}
+		in := point2{-d.Y, d.X}
+		from, to := rng.Float64()*10, 10+rng.Float64()*60
+		least := rng.Float64()
+		exact := g.crossShare(at, d, in, from, to, 60, 0)
+		got := g.crossShare(at, d, in, from, to, 60, least)
+		switch {
+		case got == -1 && exact < least:
+			short++
+		case got == exact:
+			if exact >= least {
+				sure++
+			}
+		default:
+			t.Fatalf("crossShare at %v along %v, band %g–%g, least %g: %g, exactly %g", at, in, from, to, least, got, exact)
+		}
+	}
+	t.Logf("%d shares of least or more, %d cut short", sure, short)
+	if sure < 100 || short < 100 {
+		t.Errorf("%d shares of least or more, %d cut short: want many of each", sure, short)
 	}
 }
