@@ -271,6 +271,37 @@ func testHeldOutDecks(t *testing.T, clf reader) {
 	}
 }
 
+// TestBatchDoesNotChangeLogits checks that a crop's logits do not depend
+// on the batch it is read in. The detector sends each zone's crops as they
+// come, so which crops share a batch depends on which zones changed
+// together; the readings must not.
+func TestBatchDoesNotChangeLogits(t *testing.T) {
+	crops := benchCrops(t, 72)
+	for _, path := range []string{fastModelPath, modelPath} {
+		clf, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer clf.Close()
+		all, err := clf.forward(crops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := len(clf.class)
+		for _, n := range []int{1, 9, 13} {
+			for i := 0; i < len(crops); i += n {
+				part, err := clf.forward(crops[i:min(i+n, len(crops))])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(part, all[i*k:i*k+len(part)]) {
+					t.Errorf("%s: crops %d to %d read in batches of %d give other logits than in one batch of %d", filepath.Base(path), i, i+len(part)/k-1, n, len(crops))
+				}
+			}
+		}
+	}
+}
+
 // benchCrops cuts n crops of a rendered card for the benchmarks.
 func benchCrops(b testing.TB, n int) []gocv.Mat {
 	b.Helper()
