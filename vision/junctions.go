@@ -31,6 +31,7 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
 		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
 	)
+	side := newBand(fromMM*r, toMM*r)
 	var out []corner
 	stretches := straightStretches(poly, straightMM*r)
 	for i, st := range stretches {
@@ -50,7 +51,7 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 		var profile []float64
 		start, stop := -pastMM*r, length+pastMM*r
 		for s := start; s <= stop; s++ {
-			profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, fromMM*r, toMM*r, strong, holds))
+			profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, side, strong, holds))
 		}
 		for k := range profile {
 			if profile[k] < holds || (k+1 < len(profile) && profile[k] < profile[k+1]) {
@@ -148,21 +149,32 @@ func (p greyPicture) sobel(x, y int) (gx, gy int32) {
 	return (tr + 2*r + br) - (tl + 2*l + bl), (bl + 2*bc + br) - (tl + 2*tc + tr)
 }
 
-// crossShare is the share of a band that a line along in crosses: of the
-// pixels at depth from, from+1, ... up to to along in from p, those whose
-// Sobel response across d (a unit vector) is over strong. Pixels outside
-// the picture do not count. Only a share of least or more is worked out
-// exactly: once more pixels have missed than a share of least allows of
-// the whole band, the share is sure to fall short, and crossShare returns
-// -1.
-func (p greyPicture) crossShare(at, d, in point2, from, to, strong, least float64) float64 {
-	n := 0
+// band is the depths from, from+1, ... up to to (pixels) below an
+// outline that a side edge is looked for in; n is how many, counted as a
+// loop over them steps.
+type band struct {
+	from, to float64
+	n        int
+}
+
+func newBand(from, to float64) band {
+	b := band{from: from, to: to}
 	for depth := from; depth <= to; depth++ {
-		n++
+		b.n++
 	}
-	most := (1 - least) * float64(n) // misses a share of least allows
+	return b
+}
+
+// crossShare is the share of band b that a line along in crosses: of the
+// pixels at b's depths along in from at, those whose Sobel response
+// across d (a unit vector) is over strong. Pixels outside the picture do
+// not count. Only a share of least or more is worked out exactly: once
+// more pixels have missed than a share of least allows of the whole band,
+// the share is sure to fall short, and crossShare returns -1.
+func (p greyPicture) crossShare(at, d, in point2, b band, strong, least float64) float64 {
+	most := (1 - least) * float64(b.n) // misses a share of least allows
 	hit, all := 0, 0
-	for depth := from; depth <= to; depth++ {
+	for depth := b.from; depth <= b.to; depth++ {
 		q := at.add(in.scale(depth))
 		x, y := int(q.X+0.5), int(q.Y+0.5)
 		if x < 0 || y < 0 || x >= p.cols || y >= p.rows {

@@ -208,8 +208,8 @@ func TestCrossShareStopsShort(t *testing.T) {
 		in := point2{-d.Y, d.X}
 		from, to := rng.Float64()*10, 10+rng.Float64()*60
 		least := rng.Float64()
-		exact := g.crossShare(at, d, in, from, to, 60, 0)
-		got := g.crossShare(at, d, in, from, to, 60, least)
+		exact := g.crossShare(at, d, in, newBand(from, to), 60, 0)
+		got := g.crossShare(at, d, in, newBand(from, to), 60, least)
 		switch {
 		case got == -1 && exact < least:
 			short++
