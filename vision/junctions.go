@@ -1,8 +1,10 @@
 package vision
 
 import (
+	"cmp"
 	"image"
 	"math"
+	"slices"
 
 	"gocv.io/x/gocv"
 )
@@ -16,8 +18,14 @@ import (
 //
 // pic is the rectified zone in grey; poly is the blob's outline; r is
 // pixels per mm. Each junction's U runs along the outline and V straight in,
-// right-handed.
+// right-handed. Corners known already stand for the junctions there, and
+// the lines on their cards' faces are dropped (offFace).
 func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corner) []corner {
+	return offFace(junctions(pic, poly, r, known), known, r)
+}
+
+// junctions is findJunctions with the lines on the cards' faces kept.
+func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) []corner {
 	n := len(poly)
 	if n < 3 {
 		return nil
@@ -93,6 +101,54 @@ func findJunctions(pic greyPicture, poly []image.Point, r float64, known []corne
 					out = append(out, c)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// offFace drops the junctions that lie on the face of a card whose corner
+// is known: a line running in from the top edge 5 to 14 mm along from a
+// card's index corner, in that corner's frame, is the frame of a court
+// figure or a column of pips, not another card's edge. Cards in a row lie
+// further apart than that, or their index would not show. A junction
+// dropped stands for no corner itself; one kept may stand for the next.
+func offFace(js, known []corner, r float64) []corner {
+	const (
+		nearMM, farMM = 5.0, 14.0
+		offMM         = 2.0 // a card in a row may lie a millimetre or so lower
+	)
+	// Along each frame, a corner comes before the face lines that follow
+	// it: look at the junctions in the order they lie along their U.
+	order := make([]int, len(js))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(dot(js[a].P, js[a].U), dot(js[b].P, js[b].U))
+	})
+	kept := make([]bool, len(js))
+	onFace := func(c, q corner) bool {
+		if dot(q.U, c.U) <= 0.9 {
+			return false
+		}
+		w := c.P.sub(q.P)
+		along := dot(w, q.U)
+		return along >= nearMM*r && along <= farMM*r && math.Abs(dot(w, q.V)) <= offMM*r
+	}
+	for _, i := range order {
+		face := false
+		for _, q := range known {
+			face = face || onFace(js[i], q)
+		}
+		for j, q := range js {
+			face = face || kept[j] && onFace(js[i], q)
+		}
+		kept[i] = !face
+	}
+	out := js[:0]
+	for i, c := range js {
+		if kept[i] {
+			out = append(out, c)
 		}
 	}
 	return out
