@@ -1,7 +1,6 @@
 package vision
 
 import (
-	"cmp"
 	"image"
 	"math"
 	"slices"
@@ -110,48 +109,25 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 // is known: a line running in from the top edge 5 to 14 mm along from a
 // card's index corner, in that corner's frame, is the frame of a court
 // figure or a column of pips, not another card's edge. Cards in a row lie
-// further apart than that, or their index would not show. A junction
-// dropped stands for no corner itself; one kept may stand for the next.
+// further apart than that, or their index would not show. Only corners
+// found on the outline count: a junction kept may itself be such a line
+// (neoclassical seed 2238 round 1005: a line on the dealer's Q♦ 14.7 mm
+// from its corner, and the hole card's corner 7 mm past it).
 func offFace(js, known []corner, r float64) []corner {
 	const (
 		nearMM, farMM = 5.0, 14.0
 		offMM         = 2.0 // a card in a row may lie a millimetre or so lower
 	)
-	// Along each frame, a corner comes before the face lines that follow
-	// it: look at the junctions in the order they lie along their U.
-	order := make([]int, len(js))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		return cmp.Compare(dot(js[a].P, js[a].U), dot(js[b].P, js[b].U))
+	return slices.DeleteFunc(js, func(c corner) bool {
+		return slices.ContainsFunc(known, func(q corner) bool {
+			if dot(q.U, c.U) <= 0.9 {
+				return false
+			}
+			w := c.P.sub(q.P)
+			along := dot(w, q.U)
+			return along >= nearMM*r && along <= farMM*r && math.Abs(dot(w, q.V)) <= offMM*r
+		})
 	})
-	kept := make([]bool, len(js))
-	onFace := func(c, q corner) bool {
-		if dot(q.U, c.U) <= 0.9 {
-			return false
-		}
-		w := c.P.sub(q.P)
-		along := dot(w, q.U)
-		return along >= nearMM*r && along <= farMM*r && math.Abs(dot(w, q.V)) <= offMM*r
-	}
-	for _, i := range order {
-		face := false
-		for _, q := range known {
-			face = face || onFace(js[i], q)
-		}
-		for j, q := range js {
-			face = face || kept[j] && onFace(js[i], q)
-		}
-		kept[i] = !face
-	}
-	out := js[:0]
-	for i, c := range js {
-		if kept[i] {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // runsOn reports whether the outline runs on nearly straight (within
