@@ -24,22 +24,61 @@ var slotOrder = [...]float64{1, -1, 2, -2}
 // card's width and a little, so that no hand lies on another's cards.
 const handGap = 70 // mm
 
+// footCards is how many cards laid flat a hand's footprint allows for:
+// as many as TestHandsFitTheFelt keeps in the camera's view.
+const footCards = 6
+
+// footClear is the least gap between the footprints of two seats' hands:
+// Pose moves each card up to 2 mm each way and turns it up to 3°, which
+// moves a corner up to 5.6 mm, so two cards may close 11.3 mm of it.
+const footClear = 12 // mm
+
 // handSlots lays out a round's hands: the split offset of each hand of
 // each seat (hand 0 lies at 0). Hands are laid in dealing order, the
 // seats from first base and a seat's hands as they were split. A split
 // hand goes next to the hand it was split from if it can, and never
 // further than two offsets from it: it takes the nearest slot of
-// slotOrder (the earlier of two as near) that is on the felt and at least
+// slotOrder (the earlier of two as near) that is on the felt, at least
 // handGap from every hand laid before it and from every seat's first
-// hand. ok is false when some hand found no such slot: it then takes the
-// nearest slot on the felt, on top of another hand, or past the end.
+// hand, and whose footprint keeps footClear from the footprints of
+// every other seat's hands. ok is false when some hand found no such
+// slot: it then takes the nearest slot on the felt, on top of another
+// hand, or past the end.
+//
+// The footprint (see footprint) keeps a player's cards, drift and
+// doubles included, off every other player's: a dealer never deals one
+// player's card over another's. A seat's own split hands lie a fixed
+// SplitGap apart, as dealers lay them, and a double or a long hand may
+// then reach over the first card of the seat's next hand.
 func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok bool) {
 	slots = make(map[int][]float64, len(seats))
+	type hand struct {
+		seat int
+		feet [][4]scene.Point
+	}
 	var laid []scene.Point
+	var hands []hand
 	for _, gs := range seats {
 		if gs.Seat >= 1 && gs.Seat <= len(l.Seats) {
-			laid = append(laid, l.Seats[gs.Seat-1].FirstCard.Center)
+			s := l.Seats[gs.Seat-1]
+			laid = append(laid, s.FirstCard.Center)
+			hands = append(hands, hand{gs.Seat, footprint(l, s, 0)})
 		}
+	}
+	clear := func(seat int, feet [][4]scene.Point) bool {
+		for _, h := range hands {
+			if h.seat == seat {
+				continue
+			}
+			for _, a := range feet {
+				for _, b := range h.feet {
+					if !apart(a, b, footClear) {
+						return false
+					}
+				}
+			}
+		}
+		return true
 	}
 	ok = true
 	for _, gs := range seats {
@@ -66,7 +105,9 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 					best = k
 				}
 				c := splitCenter(l, s, k)
-				if math.Abs(k-from) <= 2 && !slices.ContainsFunc(laid, func(p scene.Point) bool { return math.Hypot(p.X-c.X, p.Y-c.Y) < handGap }) {
+				if math.Abs(k-from) <= 2 &&
+					!slices.ContainsFunc(laid, func(p scene.Point) bool { return math.Hypot(p.X-c.X, p.Y-c.Y) < handGap }) &&
+					clear(gs.Seat, footprint(l, s, k)) {
 					best, found = k, true
 					break
 				}
@@ -77,10 +118,57 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 			ok = ok && found
 			sl = append(sl, best)
 			laid = append(laid, splitCenter(l, s, best))
+			hands = append(hands, hand{gs.Seat, footprint(l, s, best)})
 		}
 		slots[gs.Seat] = sl
 	}
 	return slots, ok
+}
+
+// footprint returns the cards that a hand at split offset k of seat s
+// may cover, as laid without Pose's small offset and turn: footCards
+// cards laid flat, each a Step on from the last, and a double turned
+// sideways across its first two.
+func footprint(l *scene.Layout, s scene.Seat, k float64) [][4]scene.Point {
+	c := splitCenter(l, s, k)
+	feet := make([][4]scene.Point, 0, footCards+1)
+	for i := range footCards {
+		feet = append(feet, scene.Pose{Center: c.Add(s.Step.Scale(float64(i))), RotDeg: s.FirstCard.RotDeg}.Corners())
+	}
+	double := scene.Pose{Center: c.Add(s.Step.Scale(2.6)), RotDeg: s.FirstCard.RotDeg + 90}
+	return append(feet, double.Corners())
+}
+
+// apart reports whether the convex quadrilaterals a and b lie at least
+// gap apart along the normal of one of their edges (the separating axis
+// test, with a margin).
+func apart(a, b [4]scene.Point, gap float64) bool {
+	for _, q := range [2][4]scene.Point{a, b} {
+		for i := range q {
+			ex, ey := q[(i+1)%4].X-q[i].X, q[(i+1)%4].Y-q[i].Y
+			n := math.Hypot(ex, ey)
+			if n == 0 {
+				continue
+			}
+			nx, ny := -ey/n, ex/n
+			alo, ahi := span(a, nx, ny)
+			blo, bhi := span(b, nx, ny)
+			if alo-bhi >= gap || blo-ahi >= gap {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// span projects q onto the unit vector (nx, ny).
+func span(q [4]scene.Point, nx, ny float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, p := range q {
+		d := p.X*nx + p.Y*ny
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	return lo, hi
 }
 
 // isEnd reports whether s is one of the table's two end seats.
