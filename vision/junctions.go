@@ -56,7 +56,19 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// a neighbour's share of holds or more: crossShare need not work
 		// it out exactly.
 		var profile []float64
-		start, stop := -pastMM*r, length+pastMM*r
+		// Where the outline bends off a piece's end, that piece's card
+		// edge may run on inside the blob, over the card beneath, to a
+		// corner of its own (tigullio seed 2236 round 1003: a sideways
+		// double whose top edge ran 22 mm on over the next hand's J♥, its
+		// corner 4 mm inside the J♥'s edge).
+		before, after := pastMM*r, pastMM*r
+		if runsOn(stretches, i, -1, r) {
+			before = max(before, hiddenRun(poly, a, d.scale(-1), length, r))
+		}
+		if runsOn(stretches, i, 1, r) {
+			after = max(after, hiddenRun(poly, b, d, length, r))
+		}
+		start, stop := -before, length+after
 		for s := start; s <= stop; s++ {
 			profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, side, strong, holds))
 		}
@@ -103,6 +115,37 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		}
 	}
 	return out
+}
+
+// hiddenRun is how far past a piece of outline of the given length
+// (pixels) that ends at end, going on along dir (a unit vector), a card's
+// edge may run on hidden inside the blob: as far as the rest of a card's
+// long edge, up to 30 mm, where the outline bends outward there, and 0
+// where it bends inward or round a corner. r is pixels per mm.
+func hiddenRun(poly []image.Point, end, dir point2, length, r float64) float64 {
+	const (
+		probeMM = 10.0 // looked at 10 mm on, where...
+		deepMM  = 1.0  // ...a bend of 6° or more leaves the edge this deep
+		mostMM  = 30.0
+	)
+	q := end.add(dir.scale(probeMM * r))
+	if !insidePoly(poly, q) || distToPoly(poly, q) < deepMM*r {
+		return 0
+	}
+	return min(mostMM, cardH+2-length/r) * r
+}
+
+// insidePoly reports whether q lies inside the closed polygon (even-odd
+// rule).
+func insidePoly(poly []image.Point, q point2) bool {
+	in := false
+	for i := range poly {
+		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
+		if (a.Y > q.Y) != (b.Y > q.Y) && q.X < a.X+(q.Y-a.Y)*(b.X-a.X)/(b.Y-a.Y) {
+			in = !in
+		}
+	}
+	return in
 }
 
 // offFace drops the junctions that lie on the face of a card whose corner

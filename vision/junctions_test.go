@@ -278,3 +278,71 @@ func TestCrossShareStopsShort(t *testing.T) {
 		t.Errorf("%d shares of least or more, %d cut short: want many of each", sure, short)
 	}
 }
+
+// TestJunctionHiddenRun checks the index corner of a sideways card whose
+// long edge runs on inside the blob: the card beneath it is turned so
+// that its top edge crosses the sideways card's 22 mm short of that
+// card's corner and stands above it from there, and the corner lies
+// 4 mm inside the outline (tigullio seed 2236 round 1003: a double 8♠
+// over the next hand's J♥ went uncounted, and Pot of Gold was settled on
+// one free bet where there were two).
+func TestJunctionHiddenRun(t *testing.T) {
+	const r = 2.0                                                                                 // px a mm
+	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 300, 360, gocv.MatTypeCV8U) // felt
+	defer pic.Close()
+	white := colorOf(gocv.NewScalar(240, 0, 0, 0))
+	// The card beneath, 63×88 mm turned 11° anticlockwise, its top edge
+	// through (172,100); the sideways card over it, 88×63 mm from
+	// (40,100), its right (short) edge a thin grey line on the other's
+	// paper.
+	under := gocv.NewPointsVectorFromPoints([][]image.Point{{{152, 104}, {276, 80}, {310, 253}, {186, 277}}})
+	defer under.Close()
+	gocv.FillPoly(&pic, under, white)
+	gocv.Rectangle(&pic, image.Rect(40, 100, 216, 226), white, -1)
+	gocv.Line(&pic, image.Pt(216, 100), image.Pt(216, 226), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
+	got := blurredJunctions(t, pic, []image.Point{{40, 100}, {172, 100}, {276, 80}, {310, 253}, {186, 277}, {176, 226}, {40, 226}}, r)
+	found := false
+	for _, c := range got {
+		if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the sideways card's index corner at (216,100), U (0,1), V (-1,0), 22 mm past the outline's bend, not found: %+v", got)
+	}
+}
+
+// TestHiddenRun: how far past a piece of outline a card's edge is looked
+// for, by how the outline bends at the piece's end.
+func TestHiddenRun(t *testing.T) {
+	const r = 2.0 // px a mm
+	// A piece 66 mm long along +x from (0,100) to (132,100), then the
+	// outline bending by deg (positive: outward, away from the blob below
+	// it) for 100 px, then closing round far below.
+	outline := func(deg float64) []image.Point {
+		s, c := math.Sincos(deg * math.Pi / 180)
+		end := image.Pt(132+int(math.Round(100*c)), 100-int(math.Round(100*s)))
+		return []image.Point{{0, 100}, {132, 100}, end, {end.X, 400}, {0, 400}}
+	}
+	tests := []struct {
+		name   string
+		poly   []image.Point
+		length float64 // px
+		want   float64 // mm
+	}{
+		{"bends 11° outward: the rest of a long edge", outline(11), 132, 24},
+		{"a long piece: up to 30 mm", outline(11), 100, 30},
+		{"a piece a card's length: nothing hidden", outline(11), 180, 0},
+		{"a row's jitter, 3° outward", outline(3), 132, 0},
+		{"bends inward", outline(-11), 132, 0},
+		{"round a corner", outline(-90), 132, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := max(0, hiddenRun(tt.poly, point2{132, 100}, point2{1, 0}, tt.length, r)) / r
+			if math.Abs(got-tt.want) > 0.01 {
+				t.Errorf("hiddenRun = %.2f mm, want %v", got, tt.want)
+			}
+		})
+	}
+}
