@@ -197,34 +197,60 @@ func colorOf(s gocv.Scalar) color.RGBA {
 	return color.RGBA{R: uint8(s.Val1), G: uint8(s.Val1), B: uint8(s.Val1), A: 255}
 }
 
-// TestJunctionTurnedAtStretchEnd checks the index corner of a sideways
-// card lying over another card, where the outline runs on from the
-// sideways card's long edge into the edge of the card beneath, bending a
-// little (tigullio seed 2206 round 1038: a double 7♣ over the 3♥ beside
-// it went uncounted). The card's short edge is the side edge going in, so
-// its frame is the junction's turned a quarter.
-func TestJunctionTurnedAtStretchEnd(t *testing.T) {
-	const r = 2.0                                                                                 // px a mm
-	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 300, 360, gocv.MatTypeCV8U) // felt
-	defer pic.Close()
-	white := colorOf(gocv.NewScalar(240, 0, 0, 0))
-	// The card beneath, 63×88 mm turned 7.8°, its top edge through
-	// (216,100); the sideways card over it, 88×63 mm from (40,100), its
-	// right (short) edge a thin grey line on the other's paper.
-	under := gocv.NewPointsVectorFromPoints([][]image.Point{{{186, 104}, {311, 87}, {335, 261}, {210, 278}}})
-	defer under.Close()
-	gocv.FillPoly(&pic, under, white)
-	gocv.Rectangle(&pic, image.Rect(40, 100, 216, 226), white, -1)
-	gocv.Line(&pic, image.Pt(216, 100), image.Pt(216, 226), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
-	got := blurredJunctions(t, pic, []image.Point{{40, 100}, {216, 100}, {311, 87}, {335, 261}, {210, 278}, {203, 226}, {40, 226}}, r)
-	found := false
-	for _, c := range got {
-		if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
-			found = true
-		}
+// TestJunctionSidewaysOver checks the index corner of a sideways card
+// lying over another card, 88×63 mm from (40,100) px, its right (short)
+// edge a thin grey line on the other card's paper. Its short edge is the
+// side edge going in, so its frame is the junction's turned a quarter:
+// U (0,1), V (-1,0).
+func TestJunctionSidewaysOver(t *testing.T) {
+	const r = 2.0 // px a mm
+	tests := []struct {
+		name    string
+		under   []image.Point // the card beneath, 63×88 mm
+		outline []image.Point // clockwise on the screen
+	}{
+		// The outline runs on from the sideways card's long edge into
+		// the edge of the card beneath, turned 7.8°, bending a little at
+		// the corner (tigullio seed 2206 round 1038: a double 7♣ over the
+		// 3♥ beside it went uncounted).
+		{
+			"the outline runs on at the corner",
+			[]image.Point{{186, 104}, {311, 87}, {335, 261}, {210, 278}},
+			[]image.Point{{40, 100}, {216, 100}, {311, 87}, {335, 261}, {210, 278}, {203, 226}, {40, 226}},
+		},
+		// The card beneath is turned 11° and its top edge crosses the
+		// sideways card's 22 mm short of that card's corner, standing
+		// above it from there: the corner lies 4 mm inside the outline
+		// (tigullio seed 2236 round 1003: a double 8♠ over the next
+		// hand's J♥ went uncounted, and Pot of Gold was settled on one
+		// free bet where there were two).
+		{
+			"the long edge runs on hidden past a bend",
+			[]image.Point{{152, 104}, {276, 80}, {310, 253}, {186, 277}},
+			[]image.Point{{40, 100}, {172, 100}, {276, 80}, {310, 253}, {186, 277}, {176, 226}, {40, 226}},
+		},
 	}
-	if !found {
-		t.Errorf("the sideways card's index corner at (216,100), U (0,1), V (-1,0), not found: %+v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 300, 360, gocv.MatTypeCV8U) // felt
+			defer pic.Close()
+			white := colorOf(gocv.NewScalar(240, 0, 0, 0))
+			under := gocv.NewPointsVectorFromPoints([][]image.Point{tt.under})
+			defer under.Close()
+			gocv.FillPoly(&pic, under, white)
+			gocv.Rectangle(&pic, image.Rect(40, 100, 216, 226), white, -1)
+			gocv.Line(&pic, image.Pt(216, 100), image.Pt(216, 226), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
+			got := blurredJunctions(t, pic, tt.outline, r)
+			found := false
+			for _, c := range got {
+				if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("the sideways card's index corner at (216,100), U (0,1), V (-1,0), not found: %+v", got)
+			}
+		})
 	}
 }
 
@@ -276,39 +302,6 @@ func TestCrossShareStopsShort(t *testing.T) {
 	t.Logf("%d shares of least or more, %d cut short", sure, short)
 	if sure < 100 || short < 100 {
 		t.Errorf("%d shares of least or more, %d cut short: want many of each", sure, short)
-	}
-}
-
-// TestJunctionHiddenRun checks the index corner of a sideways card whose
-// long edge runs on inside the blob: the card beneath it is turned so
-// that its top edge crosses the sideways card's 22 mm short of that
-// card's corner and stands above it from there, and the corner lies
-// 4 mm inside the outline (tigullio seed 2236 round 1003: a double 8♠
-// over the next hand's J♥ went uncounted, and Pot of Gold was settled on
-// one free bet where there were two).
-func TestJunctionHiddenRun(t *testing.T) {
-	const r = 2.0                                                                                 // px a mm
-	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 300, 360, gocv.MatTypeCV8U) // felt
-	defer pic.Close()
-	white := colorOf(gocv.NewScalar(240, 0, 0, 0))
-	// The card beneath, 63×88 mm turned 11° anticlockwise, its top edge
-	// through (172,100); the sideways card over it, 88×63 mm from
-	// (40,100), its right (short) edge a thin grey line on the other's
-	// paper.
-	under := gocv.NewPointsVectorFromPoints([][]image.Point{{{152, 104}, {276, 80}, {310, 253}, {186, 277}}})
-	defer under.Close()
-	gocv.FillPoly(&pic, under, white)
-	gocv.Rectangle(&pic, image.Rect(40, 100, 216, 226), white, -1)
-	gocv.Line(&pic, image.Pt(216, 100), image.Pt(216, 226), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
-	got := blurredJunctions(t, pic, []image.Point{{40, 100}, {172, 100}, {276, 80}, {310, 253}, {186, 277}, {176, 226}, {40, 226}}, r)
-	found := false
-	for _, c := range got {
-		if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("the sideways card's index corner at (216,100), U (0,1), V (-1,0), 22 mm past the outline's bend, not found: %+v", got)
 	}
 }
 
