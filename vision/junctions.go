@@ -15,6 +15,10 @@ import (
 // edge shows as a line of strong gradient running straight in from the
 // outline; printing does not hold a line over the whole depth.
 //
+// Where the outline bends outward off a piece's end, the piece's card
+// edge may run on hidden inside the blob, over the card beneath: the
+// search follows it there (hiddenRun).
+//
 // pic is the rectified zone in grey; poly is the blob's outline; r is
 // pixels per mm. Each junction's U runs along the outline and V straight in,
 // right-handed. Corners known already stand for the junctions there, and
@@ -119,9 +123,10 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 
 // hiddenRun is how far past a piece of outline of the given length
 // (pixels) that ends at end, going on along dir (a unit vector), a card's
-// edge may run on hidden inside the blob: as far as the rest of a card's
-// long edge, up to 30 mm, where the outline bends outward there, and 0
-// where it bends inward or round a corner. r is pixels per mm.
+// edge may run on hidden inside the blob: where the outline bends
+// outward there, as far as the rest of a card's long edge and 2 mm more
+// (the piece may end short of where the edge leaves the outline), up to
+// 30 mm; 0 where it bends inward or round a corner. r is pixels per mm.
 func hiddenRun(poly []image.Point, end, dir point2, length, r float64) float64 {
 	const (
 		probeMM = 10.0 // looked at 10 mm on, where...

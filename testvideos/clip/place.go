@@ -65,7 +65,7 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 			hands = append(hands, hand{gs.Seat, footprint(l, s, 0)})
 		}
 	}
-	clear := func(seat int, feet [][4]scene.Point) bool {
+	offOthers := func(seat int, feet [][4]scene.Point) bool {
 		for _, h := range hands {
 			if h.seat == seat {
 				continue
@@ -107,7 +107,7 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 				c := splitCenter(l, s, k)
 				if math.Abs(k-from) <= 2 &&
 					!slices.ContainsFunc(laid, func(p scene.Point) bool { return math.Hypot(p.X-c.X, p.Y-c.Y) < handGap }) &&
-					clear(gs.Seat, footprint(l, s, k)) {
+					offOthers(gs.Seat, footprint(l, s, k)) {
 					best, found = k, true
 					break
 				}
