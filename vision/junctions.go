@@ -39,11 +39,28 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		pastMM    = 5.0  // a hidden corner may lie past a piece's end: the outline wanders round it
 		fromMM    = 4.0  // the band below the outline searched for a side edge
 		toMM      = 30.0
-		strong    = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
-		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
 	)
 	side := newBand(fromMM*r, toMM*r)
 	var out []corner
+	// add keeps the corners cs of a junction that no corner found already
+	// stands for; the turned frame (cs[1]) is another card's corner unless
+	// that corner has the same frame.
+	add := func(cs []corner) {
+		for j, c := range cs {
+			dup := false
+			for _, qs := range [2][]corner{known, out} {
+				for _, q := range qs {
+					dup = dup || q.P.sub(c.P).len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9)
+				}
+			}
+			if !dup {
+				out = append(out, c)
+			}
+		}
+	}
+	// Junctions on a card edge running on hidden past a piece's end are
+	// weighed after all the others: they are the less sure.
+	var hidden [][]corner
 	stretches := straightStretches(poly, straightMM*r)
 	for i, st := range stretches {
 		a, b := st[0], st[1]
@@ -56,35 +73,13 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// coordinates) the inside is on the left of each edge... the sign
 		// of orient says which.
 		in := point2{-d.Y, d.X}.scale(orient)
-		// Below holds, a share is only ever compared with holds, or with
-		// a neighbour's share of holds or more: crossShare need not work
-		// it out exactly.
-		var profile []float64
-		// Where the outline bends off a piece's end, that piece's card
-		// edge may run on inside the blob, over the card beneath, to a
-		// corner of its own (tigullio seed 2236 round 1003: a sideways
-		// double whose top edge ran 22 mm on over the next hand's J♥, its
-		// corner 4 mm inside the J♥'s edge).
-		before, after := pastMM*r, pastMM*r
-		if runsOn(stretches, i, -1, r) {
-			before = max(before, hiddenRun(poly, a, d.scale(-1), length, r))
-		}
-		if runsOn(stretches, i, 1, r) {
-			after = max(after, hiddenRun(poly, b, d, length, r))
-		}
-		start, stop := -before, length+after
-		for s := start; s <= stop; s++ {
-			profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, side, strong, holds))
-		}
-		for k := range profile {
-			if profile[k] < holds || (k+1 < len(profile) && profile[k] < profile[k+1]) {
-				continue
-			}
-			// One line is several pixels wide: keep its first maximum.
-			if k > 0 && profile[k] <= profile[k-1] {
-				continue
-			}
-			s := start + float64(k)
+		// The junctions at s pixels along from a: the side edge going in,
+		// and where a piece of outline ends, the outline may run on along
+		// a card's long edge past its index corner (a sideways double
+		// lying over the hand beside it, tigullio seed 2206 round 1038):
+		// its short edge is the side edge going in, and its frame is this
+		// one turned a quarter.
+		at := func(s float64) []corner {
 			p := a.add(d.scale(s))
 			u, v := d, in
 			if cross(u, v) < 0 {
@@ -92,31 +87,70 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 			}
 			cs := []corner{{P: p, U: u, V: v}}
 			if (s <= pastMM*r && runsOn(stretches, i, -1, r)) || (s >= length-pastMM*r && runsOn(stretches, i, 1, r)) {
-				// Where a piece of outline ends, the outline may run on
-				// along a card's long edge past its index corner (a
-				// sideways double lying over the hand beside it, tigullio
-				// seed 2206 round 1038): its short edge is the side edge
-				// going in, and its frame is this one turned a quarter.
-				cs = append(cs, corner{P: p, U: in, V: d})
+				turned := corner{P: p, U: in, V: d}
 				if cross(in, d) < 0 {
-					cs[1].V = d.scale(-1)
+					turned.V = d.scale(-1)
 				}
+				cs = append(cs, turned)
 			}
-			// A corner found already stands for the junction there; the
-			// turned frame is another card's corner unless that corner
-			// has the same frame.
-			for j, c := range cs {
-				dup := false
-				for _, qs := range [2][]corner{known, out} {
-					for _, q := range qs {
-						dup = dup || q.P.sub(c.P).len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9)
-					}
-				}
-				if !dup {
-					out = append(out, c)
-				}
+			return cs
+		}
+		for _, s := range sideEdges(pic, a, d, in, side, -pastMM*r, length+pastMM*r) {
+			add(at(s))
+		}
+		// Where the outline bends off a piece's end, that piece's card
+		// edge may run on inside the blob, over the card beneath, to a
+		// corner of its own (tigullio seed 2236 round 1003: a sideways
+		// double whose top edge ran 22 mm on over the next hand's J♥, its
+		// corner 4 mm inside the J♥'s edge). The search goes on from
+		// either end a whole pixel at a time.
+		var past []float64
+		if runsOn(stretches, i, -1, r) {
+			if run := hiddenRun(poly, a, d.scale(-1), length, r) - pastMM*r; run >= 1 {
+				past = sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1)
 			}
 		}
+		if runsOn(stretches, i, 1, r) {
+			if run := hiddenRun(poly, b, d, length, r) - pastMM*r; run >= 1 {
+				past = append(past, sideEdges(pic, a, d, in, side, length+pastMM*r+1, length+pastMM*r+math.Floor(run))...)
+			}
+		}
+		for _, s := range past {
+			hidden = append(hidden, at(s))
+		}
+	}
+	for _, cs := range hidden {
+		add(cs)
+	}
+	return out
+}
+
+// sideEdges returns where, from `from` to `to` pixels along d from a (a
+// pixel at a time), a side edge runs in from the line along in: the first
+// pixel of each maximum of the share of band b that crosses strong
+// gradient (see crossShare), where it reaches holds.
+func sideEdges(pic greyPicture, a, d, in point2, b band, from, to float64) []float64 {
+	const (
+		strong = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
+		holds  = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
+	)
+	// Below holds, a share is only ever compared with holds, or with a
+	// neighbour's share of holds or more: crossShare need not work it out
+	// exactly.
+	var profile []float64
+	for s := from; s <= to; s++ {
+		profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, b, strong, holds))
+	}
+	var out []float64
+	for k := range profile {
+		if profile[k] < holds || (k+1 < len(profile) && profile[k] < profile[k+1]) {
+			continue
+		}
+		// One line is several pixels wide: keep its first maximum.
+		if k > 0 && profile[k] <= profile[k-1] {
+			continue
+		}
+		out = append(out, from+float64(k))
 	}
 	return out
 }
