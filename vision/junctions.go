@@ -73,6 +73,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// coordinates) the inside is on the left of each edge... the sign
 		// of orient says which.
 		in := point2{-d.Y, d.X}.scale(orient)
+		runsBack, runsAhead := runsOn(stretches, i, -1, r), runsOn(stretches, i, 1, r)
 		// The junctions at s pixels along from a: the side edge going in,
 		// and where a piece of outline ends, the outline may run on along
 		// a card's long edge past its index corner (a sideways double
@@ -86,7 +87,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 				u = u.scale(-1)
 			}
 			cs := []corner{{P: p, U: u, V: v}}
-			if (s <= pastMM*r && runsOn(stretches, i, -1, r)) || (s >= length-pastMM*r && runsOn(stretches, i, 1, r)) {
+			if (s <= pastMM*r && runsBack) || (s >= length-pastMM*r && runsAhead) {
 				turned := corner{P: p, U: in, V: d}
 				if cross(in, d) < 0 {
 					turned.V = d.scale(-1)
@@ -105,12 +106,12 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// corner 4 mm inside the J♥'s edge). The search goes on from
 		// either end a whole pixel at a time.
 		var past []float64
-		if runsOn(stretches, i, -1, r) {
+		if runsBack {
 			if run := hiddenRun(poly, a, d.scale(-1), length, r) - pastMM*r; run >= 1 {
 				past = sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1)
 			}
 		}
-		if runsOn(stretches, i, 1, r) {
+		if runsAhead {
 			if run := hiddenRun(poly, b, d, length, r) - pastMM*r; run >= 1 {
 				past = append(past, sideEdges(pic, a, d, in, side, length+pastMM*r+1, length+pastMM*r+math.Floor(run))...)
 			}

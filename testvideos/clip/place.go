@@ -52,26 +52,34 @@ const footClear = 12 // mm
 // then reach over the first card of the seat's next hand.
 func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok bool) {
 	slots = make(map[int][]float64, len(seats))
+	// hand is a hand laid at split offset k of a seat: where its first
+	// card lies, and its footprint.
 	type hand struct {
-		seat int
-		feet [][4]scene.Point
+		seat  int
+		first scene.Point
+		feet  [][4]scene.Point
 	}
-	var laid []scene.Point
+	lay := func(s scene.Seat, k float64) hand {
+		return hand{s.Number, splitCenter(l, s, k), footprint(l, s, k)}
+	}
 	var hands []hand
 	for _, gs := range seats {
 		if gs.Seat >= 1 && gs.Seat <= len(l.Seats) {
-			s := l.Seats[gs.Seat-1]
-			laid = append(laid, s.FirstCard.Center)
-			hands = append(hands, hand{gs.Seat, footprint(l, s, 0)})
+			hands = append(hands, lay(l.Seats[gs.Seat-1], 0))
 		}
 	}
-	offOthers := func(seat int, feet [][4]scene.Point) bool {
-		for _, h := range hands {
-			if h.seat == seat {
+	// fits reports whether h keeps handGap from every hand laid and its
+	// footprint footClear from every other seat's.
+	fits := func(h hand) bool {
+		for _, o := range hands {
+			if math.Hypot(o.first.X-h.first.X, o.first.Y-h.first.Y) < handGap {
+				return false
+			}
+			if o.seat == h.seat {
 				continue
 			}
-			for _, a := range feet {
-				for _, b := range h.feet {
+			for _, a := range h.feet {
+				for _, b := range o.feet {
 					if !apart(a, b, footClear) {
 						return false
 					}
@@ -104,10 +112,7 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 				if math.IsNaN(best) {
 					best = k
 				}
-				c := splitCenter(l, s, k)
-				if math.Abs(k-from) <= 2 &&
-					!slices.ContainsFunc(laid, func(p scene.Point) bool { return math.Hypot(p.X-c.X, p.Y-c.Y) < handGap }) &&
-					offOthers(gs.Seat, footprint(l, s, k)) {
+				if math.Abs(k-from) <= 2 && fits(lay(s, k)) {
 					best, found = k, true
 					break
 				}
@@ -117,8 +122,7 @@ func handSlots(l *scene.Layout, seats []game.Seat) (slots map[int][]float64, ok 
 			}
 			ok = ok && found
 			sl = append(sl, best)
-			laid = append(laid, splitCenter(l, s, best))
-			hands = append(hands, hand{gs.Seat, footprint(l, s, best)})
+			hands = append(hands, lay(s, best))
 		}
 		slots[gs.Seat] = sl
 	}
