@@ -40,15 +40,19 @@ def block(i, o, stride=1):
 
 
 class Net(nn.Module):
-    """arch "v1" (the committed model): 214k weights, 38M multiply-adds a
+    """arch "v1" (the cascade's careful model): 214k weights, 38M multiply-adds a
     crop; three 2×2 poolings take 72×40 to 9×5.
 
-    arch "v2" (faster, not adopted yet; see models/README.md): 159k
+    arch "v2" (the cascade's fast model; see models/README.md): 159k
     weights, 7.7M multiply-adds; a stride-2 first convolution and two 2×2
     poolings take 72×40 to 9×5, plain 3×3 convolutions only (what OpenCV
     4.6 runs well on the CPU).
 
-    In both the flattened 9×5 map keeps where things are (rank above suit)
+    arch "v3" (a cheaper fast model, session 13): 125k weights, 3.9M
+    multiply-adds; two stride-2 convolutions and one 2×2 pooling take
+    72×40 to 9×5, with narrower layers than v2's.
+
+    In each the flattened 9×5 map keeps where things are (rank above suit)
     for the last layer, which a global pool would lose."""
 
     def __init__(self, n_classes, arch="v1"):
@@ -66,6 +70,14 @@ class Net(nn.Module):
             layers = [
                 *block(3, c0, stride=2),                    # 36×20
                 *block(c0, c1), nn.MaxPool2d(2),            # 18×10
+                *block(c1, c2), nn.MaxPool2d(2),            # 9×5
+                *block(c2, c3), *block(c3, c3),
+            ]
+        elif arch == "v3":
+            c0, c1, c2, c3 = 16, 24, 32, 48
+            layers = [
+                *block(3, c0, stride=2),                    # 36×20
+                *block(c0, c1, stride=2),                   # 18×10
                 *block(c1, c2), nn.MaxPool2d(2),            # 9×5
                 *block(c2, c3), *block(c3, c3),
             ]
@@ -178,8 +190,9 @@ def main():
     ap.add_argument("--checkpoint", help="also save the trained weights (state_dict) here")
     ap.add_argument("--init", help="start from these weights (a --checkpoint of the same --arch) "
                                    "instead of random ones")
-    ap.add_argument("--arch", choices=["v1", "v2"], default="v1",
-                    help="v1: the committed model's network; v2: the 4× cheaper stride-2 one")
+    ap.add_argument("--arch", choices=["v1", "v2", "v3"], default="v1",
+                    help="v1: the careful model's network; v2: the fast model's, 5× cheaper; "
+                         "v3: half v2's cost")
     a = ap.parse_args()
     a.data = a.data or [".cache/cardindex"]
     a.val = a.val or a.data
