@@ -48,9 +48,9 @@ class Net(nn.Module):
     poolings take 72×40 to 9×5, plain 3×3 convolutions only (what OpenCV
     4.6 runs well on the CPU).
 
-    arch "v3" (a cheaper fast model, session 13): 125k weights, 3.9M
-    multiply-adds; two stride-2 convolutions and one 2×2 pooling take
-    72×40 to 9×5, with narrower layers than v2's.
+    arch "v3" (half v2's cost; tried, not adopted: see models/README.md):
+    125k weights, 3.9M multiply-adds; two stride-2 convolutions and one
+    2×2 pooling take 72×40 to 9×5, with narrower layers than v2's.
 
     In each the flattened 9×5 map keeps where things are (rank above suit)
     for the last layer, which a global pool would lose."""
