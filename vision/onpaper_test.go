@@ -83,7 +83,8 @@ func TestBodyOnPaper(t *testing.T) {
 // TestObserveTurnedReading checks that a card of a deck with an index in
 // every corner, read also at a corner of the other kind a quarter turned,
 // is one card, even where that turned index is misread doubtfully as
-// another card, while two cards alike in one hand stay two.
+// another card; so is an index read from two corners a few millimetres
+// and degrees apart; while two cards alike in one hand stay two.
 func TestObserveTurnedReading(t *testing.T) {
 	var pts []calibration.Correspondence
 	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
@@ -112,6 +113,7 @@ func TestObserveTurnedReading(t *testing.T) {
 		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, 1},
 		{"and at its bottom-left corner, doubtfully as another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.42)}, 1},
 		{"another card read surely there is another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.8)}, 2},
+		{"and from a corner 4 mm off, turned 14°", []read{index, at(point2{2.6, -3}, point2{math.Cos(0.244), -math.Sin(0.244)}, point2{math.Sin(0.244), math.Cos(0.244)}, 0.94)}, 1},
 		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, 2},
 		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, 2},
 	}

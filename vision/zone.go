@@ -320,6 +320,30 @@ func (d *Detector) skinNear(z *zone, c corner) bool {
 	return gocv.CountNonZero(roi) > int(300*r*r)
 }
 
+// rereadIndex reports whether reads[i] is an index another read found a
+// few millimetres away and read surer as the same card: one index, read
+// from two corners at different angles (the outline's own corner, and a
+// junction beside it). Taken as two, their centres lie apart by the card's
+// half-diagonal times the angle between them, and the card counts twice
+// (neoclassical seed 2250 round 1020: a QH read at 0.97 and 0.96 from
+// corners 4 mm and 14° apart, centres 14 mm apart, busted seat 3's hand).
+// Two cards alike never lie with their index corners that close: the upper
+// would hide the lower's index.
+func rereadIndex(reads []read, i int) bool {
+	rd := reads[i]
+	for j, o := range reads {
+		if j != i && o.res.Card == rd.res.Card && o.at.P.sub(rd.at.P).len() < sameIndexMM &&
+			(o.res.Confidence > rd.res.Confidence || o.res.Confidence == rd.res.Confidence && j < i) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameIndexMM is how close two corners read as the same card must lie to
+// be one index.
+const sameIndexMM = 6.0
+
 // frameAt maps a corner on the table to a crop frame in image pixels.
 func (d *Detector) frameAt(c corner) classify.Frame {
 	const step = 5.0 // mm: a finite difference over the lens's gentle curve
@@ -347,8 +371,8 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		capped bool
 	}
 	var faces []*group
-	for _, rd := range reads {
-		if !rd.res.Card.Valid() {
+	for i, rd := range reads {
+		if !rd.res.Card.Valid() || rereadIndex(reads, i) {
 			continue
 		}
 		if !bodyOnPaper(rd.at, onPaper) {
