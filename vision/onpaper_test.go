@@ -102,24 +102,36 @@ func TestObserveTurnedReading(t *testing.T) {
 	}
 	at := func(p, u, v point2, conf float64) read { return readAs(nine, p, u, v, conf) }
 	index := at(point2{0, 0}, point2{1, 0}, point2{0, 1}, 0.95)
-	step := point2{14, -16} // the next card of a hand
+	step := point2{14, -16}             // the next card of a hand
+	turned := func(conf float64) read { // the index, read from a corner 4 mm off, turned 14°
+		return at(point2{2.6, -3}, point2{math.Cos(0.244), -math.Sin(0.244)}, point2{math.Sin(0.244), math.Cos(0.244)}, conf)
+	}
+	// The index card's paper alone: the turned corner's card would reach
+	// off it.
+	oneCard := func(p point2) bool { return p.X >= 0 && p.Y >= 0 && p.X <= cardW && p.Y <= cardH }
 	tests := []struct {
 		name  string
 		reads []read
+		paper func(point2) bool // nil: everywhere
 		want  int
 	}{
-		{"a card read at its index corner", []read{index}, 1},
-		{"and at its bottom-left corner, a quarter turned", []read{index, at(point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.53)}, 1},
-		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, 1},
-		{"and at its bottom-left corner, doubtfully as another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.42)}, 1},
-		{"another card read surely there is another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.8)}, 2},
-		{"and from a corner 4 mm off, turned 14°", []read{index, at(point2{2.6, -3}, point2{math.Cos(0.244), -math.Sin(0.244)}, point2{math.Sin(0.244), math.Cos(0.244)}, 0.94)}, 1},
-		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, 2},
-		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, 2},
+		{"a card read at its index corner", []read{index}, nil, 1},
+		{"and at its bottom-left corner, a quarter turned", []read{index, at(point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.53)}, nil, 1},
+		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, nil, 1},
+		{"and at its bottom-left corner, doubtfully as another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.42)}, nil, 1},
+		{"another card read surely there is another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.8)}, nil, 2},
+		{"and from a corner 4 mm off, turned 14°", []read{index, turned(0.94)}, nil, 1},
+		{"and there surer, its card off the paper", []read{index, turned(0.97)}, oneCard, 1},
+		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, nil, 2},
+		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := d.observe(tt.reads, func(point2) bool { return true })
+			paper := tt.paper
+			if paper == nil {
+				paper = func(point2) bool { return true }
+			}
+			got := d.observe(tt.reads, paper)
 			if len(got) != tt.want {
 				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
 			}

@@ -328,12 +328,14 @@ func (d *Detector) skinNear(z *zone, c corner) bool {
 // (neoclassical seed 2250 round 1020: a QH read at 0.97 and 0.96 from
 // corners 4 mm and 14° apart, centres 14 mm apart, busted seat 3's hand).
 // Two cards alike never lie with their index corners that close: the upper
-// would hide the lower's index.
-func rereadIndex(reads []read, i int) bool {
+// would hide the lower's index. Only a reading that counts (its card on
+// the paper) stands in for another.
+func rereadIndex(reads []read, i int, onPaper func(point2) bool) bool {
 	rd := reads[i]
 	for j, o := range reads {
 		if j != i && o.res.Card == rd.res.Card && o.at.P.sub(rd.at.P).len() < sameIndexMM &&
-			(o.res.Confidence > rd.res.Confidence || o.res.Confidence == rd.res.Confidence && j < i) {
+			(o.res.Confidence > rd.res.Confidence || o.res.Confidence == rd.res.Confidence && j < i) &&
+			bodyOnPaper(o.at, onPaper) {
 			return true
 		}
 	}
@@ -372,7 +374,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	}
 	var faces []*group
 	for i, rd := range reads {
-		if !rd.res.Card.Valid() || rereadIndex(reads, i) {
+		if !rd.res.Card.Valid() || rereadIndex(reads, i, onPaper) {
 			continue
 		}
 		if !bodyOnPaper(rd.at, onPaper) {
