@@ -10,8 +10,10 @@
 //
 //	train_x.u8, val_x.u8     N×72×40×3 uint8 crops, BGR, row-major
 //	train_y.u8, val_y.u8     N class indices (meta.json "classes")
-//	val_deck.u8              N indices into meta.json "heldout_decks" of the
-//	                         card the crop shows (255 for felt and chips)
+//	val_deck.u8              N indices into meta.json "val_decks" of the
+//	                         card the crop shows (255 for felt and chips):
+//	                         the held-out decks, then with -proc the
+//	                         procedural designs of held-out font families
 //	val_res.f32              N source resolutions in px/mm (little endian)
 //	meta.json                classes, crop geometry, decks, counts, seed
 //
@@ -38,6 +40,7 @@ import (
 
 	"bjmonitor/cards"
 	"bjmonitor/testvideos/cardart"
+	"bjmonitor/testvideos/cardface"
 	"bjmonitor/vision/classify"
 )
 
@@ -55,28 +58,41 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same files")
 	restyle := flag.Float64("restyle", 0, "probability that a face is repainted as another design (restyle.go); 0 draws as the committed model's recipe did, 0.75 is the v2 experiment's")
 	wide := flag.Bool("wide", false, "with -restyle, the wide recipe: larger changes of index size and aspect, and slanted print (restyle.go)")
+	proc := flag.Float64("proc", 0, "share of crops whose card is a procedural design (procedural.go); 0 draws as the earlier recipes did")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed, *restyle, *wide); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc}); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(out string, nTrain, nVal int, seed uint64, restyle float64, wide bool) error {
+// recipe is how crops are drawn, beyond the seed.
+type recipe struct {
+	restyle float64 // probability that a face is restyled (restyle.go)
+	wide    bool    // the wide restyle recipe
+	proc    float64 // share of procedural designs (procedural.go)
+}
+
+func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	g, err := newGenerator()
+	g, err := newGenerator(rc.proc > 0, seed)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	valDecks := HeldOut
+	if rc.proc > 0 {
+		valDecks = append(slices.Clip(HeldOut), procDeck)
+	}
 	for _, set := range []struct {
-		name  string
-		n     int
-		decks []string
-	}{{"train", nTrain, g.train}, {"val", nVal, HeldOut}} {
+		name   string
+		n      int
+		decks  []string
+		styles []cardface.Style
+	}{{"train", nTrain, g.train, g.trainStyles}, {"val", nVal, HeldOut, g.valStyles}} {
 		start := time.Now()
-		x, y, deck, res, err := g.generate(set.n, set.decks, seed+uint64(len(set.name))<<32, restyle, wide)
+		x, y, deck, res, err := g.generate(set.n, set.decks, set.styles, seed+uint64(len(set.name))<<32, rc)
 		if err != nil {
 			return err
 		}
@@ -104,12 +120,16 @@ func run(out string, nTrain, nVal int, seed uint64, restyle float64, wide bool) 
 		"classes":        classNames(),
 		"crop":           map[string]any{"width_mm": classify.CropWidthMM, "height_mm": classify.CropHeightMM, "cols": classify.CropCols, "rows": classify.CropRows, "channels": 3, "order": "BGR"},
 		"training_decks": g.train,
+		"training_fonts": g.trainFonts,
+		"heldout_fonts":  g.valFonts,
 		"heldout_decks":  HeldOut,
+		"val_decks":      valDecks,
 		"train":          nTrain,
 		"val":            nVal,
 		"seed":           seed,
-		"restyle":        restyle,
-		"wide":           wide,
+		"restyle":        rc.restyle,
+		"wide":           rc.wide,
+		"proc":           rc.proc,
 		"generated":      time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(meta, "", "  ")
@@ -155,7 +175,17 @@ type generator struct {
 	art   *cardart.Art
 	backs []*cardart.Art // one per back colour; only Back is used
 	train []string
+	// Procedural designs (-proc), each split's from its own font
+	// families; empty without -proc.
+	trainStyles, valStyles []cardface.Style
+	trainFonts, valFonts   []string
 }
+
+// Designs drawn for each split: enough that no one design is seen often.
+const (
+	nTrainStyles = 3000
+	nValStyles   = 400
+)
 
 // Back colours of casino decks, before the colour cast varies them.
 var backColors = []color.RGBA{
@@ -163,12 +193,18 @@ var backColors = []color.RGBA{
 	{90, 30, 110, 255}, {190, 60, 30, 255}, {40, 110, 160, 255}, {120, 20, 60, 255},
 }
 
-func newGenerator() (*generator, error) {
+func newGenerator(proc bool, seed uint64) (*generator, error) {
 	art, err := cardart.New(cardart.Options{})
 	if err != nil {
 		return nil, err
 	}
 	g := &generator{art: art}
+	if proc {
+		if err := g.drawStyles(seed); err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
 	decks, err := cardart.Decks("")
 	if err != nil {
 		g.Close()
@@ -194,6 +230,22 @@ func newGenerator() (*generator, error) {
 	return g, nil
 }
 
+// drawStyles draws the procedural designs of both splits.
+func (g *generator) drawStyles(seed uint64) error {
+	fonts, err := cardface.LoadFonts(cardface.DefaultFontDirs...)
+	if err != nil {
+		return err
+	}
+	train := func(f string) bool { return !valFamily(f) }
+	if g.trainStyles, g.trainFonts, err = styles(fonts, train, nTrainStyles, seed); err != nil {
+		return fmt.Errorf("training designs: %w", err)
+	}
+	if g.valStyles, g.valFonts, err = styles(fonts, valFamily, nValStyles, seed+1); err != nil {
+		return fmt.Errorf("validation designs: %w", err)
+	}
+	return nil
+}
+
 func (g *generator) Close() {
 	g.art.Close()
 	for _, a := range g.backs {
@@ -204,7 +256,7 @@ func (g *generator) Close() {
 // generate makes n crops from the given decks. Sample i uses its own
 // random source (seed, i), so the output does not depend on the number of
 // workers.
-func (g *generator) generate(n int, decks []string, seed uint64, restyle float64, wide bool) (x, y, deck []byte, res []float32, err error) {
+func (g *generator) generate(n int, decks []string, sts []cardface.Style, seed uint64, rc recipe) (x, y, deck []byte, res []float32, err error) {
 	const sz = classify.CropCols * classify.CropRows * 3
 	x = make([]byte, n*sz)
 	y = make([]byte, n)
@@ -218,7 +270,7 @@ func (g *generator) generate(n int, decks []string, seed uint64, restyle float64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newScene(g, restyle, wide)
+			s := newScene(g, rc, sts)
 			defer s.Close()
 			for {
 				i := int(next.Add(1)) - 1
@@ -238,6 +290,8 @@ func (g *generator) generate(n int, decks []string, seed uint64, restyle float64
 				deck[i] = 255
 				if k := slices.Index(decks, smp.deck); k >= 0 {
 					deck[i] = byte(k)
+				} else if smp.deck == procDeck {
+					deck[i] = byte(len(decks))
 				}
 				res[i] = float32(smp.pxPerMM)
 			}

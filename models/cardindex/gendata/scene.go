@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardface"
 	"bjmonitor/vision/classify"
 
 	"gocv.io/x/gocv"
@@ -93,17 +94,23 @@ type scene struct {
 	stmp    gocv.Mat
 	restyle float64 // probability that a face is restyled; 0 keeps the first recipe's draws
 	wide    bool    // the wide restyle recipe (drawStyle)
+	// proc is the share of procedural designs, drawn from styles; 0
+	// keeps the earlier recipes' draws.
+	proc      float64
+	styles    []cardface.Style
+	procMain  gocv.Mat // the main card's face, when procedural
+	procOther gocv.Mat // another card's face, when procedural
 }
 
-func newScene(g *generator, restyle float64, wide bool) *scene {
+func newScene(g *generator, rc recipe, sts []cardface.Style) *scene {
 	return &scene{g: g, cropper: classify.NewCropper(), small: gocv.NewMat(), layer: gocv.NewMat(),
 		tmp: gocv.NewMat(), crop: gocv.NewMat(), m: gocv.NewMat(), styled: gocv.NewMat(), stmp: gocv.NewMat(),
-		restyle: restyle, wide: wide}
+		restyle: rc.restyle, wide: rc.wide, proc: rc.proc, styles: sts, procMain: gocv.NewMat(), procOther: gocv.NewMat()}
 }
 
 func (s *scene) Close() {
 	s.cropper.Close()
-	for _, m := range []gocv.Mat{s.small, s.layer, s.tmp, s.crop, s.m, s.styled, s.stmp} {
+	for _, m := range []gocv.Mat{s.small, s.layer, s.tmp, s.crop, s.m, s.styled, s.stmp, s.procMain, s.procOther} {
 		m.Close()
 	}
 }
@@ -115,9 +122,13 @@ func uni(r *rand.Rand, a, b float64) float64 { return a + (b-a)*r.Float64() }
 func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	// Resolution: log-uniform over 1.5..5 px/mm, with extra weight at the
 	// 1080p end where reading is hardest.
-	px := math.Exp(uni(r, math.Log(1.5), math.Log(5)))
+	lo := 1.5
+	if s.proc > 0 {
+		lo = 1.2
+	}
+	px := math.Exp(uni(r, math.Log(lo), math.Log(5)))
 	if r.Float64() < 0.3 {
-		px = uni(r, 1.5, 2.2)
+		px = uni(r, lo, 2.2)
 	}
 	phi := uni(r, 0, 2*math.Pi) // the card's angle in the image
 	hw, hh := (qMax.X-qMin.X)/2, (qMax.Y-qMin.Y)/2
@@ -138,6 +149,18 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	out := sample{pxPerMM: px}
 	deck := decks[r.IntN(len(decks))]
 	ext := extentOf(deck)
+	var st *cardface.Style
+	if s.proc > 0 && r.Float64() < s.proc {
+		st = &s.styles[r.IntN(len(s.styles))]
+		deck, ext = procDeck, Vec{X: st.Extent.X, Y: st.Extent.Y}
+	}
+	face := func(c cards.Card) (gocv.Mat, error) {
+		if st != nil {
+			err := procFace(*st, c, &s.procMain)
+			return s.procMain, err
+		}
+		return s.g.art.Face(deck, c)
+	}
 	u := r.Float64()
 	var mainFace gocv.Mat
 	var mainCorner corner
@@ -145,7 +168,7 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	case u < 0.85:
 		c := cards.Deck()[r.IntN(52)]
 		out.class, out.deck = slicesIndex(c), deck
-		f, err := s.g.art.Face(deck, c)
+		f, err := face(c)
 		if err != nil {
 			return out, err
 		}
@@ -164,15 +187,20 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 		switch v := r.Float64(); {
 		case v < 0.45: // a face's corner without an index
 			c := cards.Deck()[r.IntN(52)]
-			f, err := s.g.art.Face(deck, c)
+			f, err := face(c)
 			if err != nil {
 				return out, err
 			}
 			out.deck = deck
 			mainFace, mainCorner = f, []corner{cornerTR, cornerBL, cornerTRm, cornerBLm}[r.IntN(4)]
+			if st != nil && st.FourCorners {
+				// A mirrored frame would show the index printed there,
+				// and a mirrored A♥ is an A♥.
+				mainCorner = []corner{cornerTR, cornerBL}[r.IntN(2)]
+			}
 		case v < 0.65: // the middle of a face: pips or court art
 			c := cards.Deck()[r.IntN(52)]
-			f, err := s.g.art.Face(deck, c)
+			f, err := face(c)
 			if err != nil {
 				return out, err
 			}
@@ -234,6 +262,9 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	// The camera: perspective, blur, light, noise, compression.
 	h := s.perspective(r, &canvas)
 	blurAndLight(r, &canvas, px, s.restyle > 0)
+	if s.proc > 0 && r.Float64() < 0.15 {
+		glare(r, &canvas, px)
+	}
 	if err := compress(r, &canvas); err != nil {
 		return out, err
 	}
@@ -302,6 +333,9 @@ func (s *scene) drawRandomCard(r *rand.Rand, canvas *gocv.Mat, place, qToCanvas 
 	var err error
 	if r.Float64() < 0.1 {
 		f, err = s.g.backs[r.IntN(len(s.g.backs))].Back()
+	} else if s.proc > 0 && r.Float64() < s.proc {
+		err = procFace(s.g.trainStyles[r.IntN(len(s.g.trainStyles))], cards.Deck()[r.IntN(52)], &s.procOther)
+		f = s.procOther
 	} else {
 		f, err = s.g.art.Face(s.g.train[r.IntN(len(s.g.train))], cards.Deck()[r.IntN(52)])
 	}

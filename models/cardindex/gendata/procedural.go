@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+
+	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardface"
+
+	"gocv.io/x/gocv"
+)
+
+// The procedural recipe (-proc): card faces drawn by cardface in designs
+// no deck has (many fonts, jumbo indices, four-colour suits, tinted
+// paper) stand in for the gnome decks' faces in a share of the crops, and
+// the camera gets two more faults: resolution down to 1.2 px/mm and a
+// specular glare band. Fonts are split by family: the validation split
+// draws its designs only from families the training split never sees.
+
+// procDeck names the procedural designs in meta.json's val_decks.
+const procDeck = "procedural"
+
+// valFamily reports whether a font family is held out for validation:
+// about one family in five, chosen by a hash of its name, so the split
+// does not depend on which font packages are installed.
+func valFamily(family string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(family))
+	return h.Sum32()%5 == 0
+}
+
+// styles draws n designs from the fonts for which keep is true.
+func styles(fonts []*cardface.Font, keep func(string) bool, n int, seed uint64) ([]cardface.Style, []string, error) {
+	var use []*cardface.Font
+	var names []string
+	for _, f := range fonts {
+		if keep(f.Family()) {
+			use = append(use, f)
+			names = append(names, f.Name)
+		}
+	}
+	if len(use) == 0 {
+		return nil, nil, fmt.Errorf("no font left for this split")
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	out := make([]cardface.Style, n)
+	for i := range out {
+		st, err := cardface.NewStyle(r, use)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = st
+	}
+	return out, names, nil
+}
+
+// procFace draws card c in style st into dst as a BGRA face of the gnome
+// decks' size.
+func procFace(st cardface.Style, c cards.Card, dst *gocv.Mat) error {
+	const w, h = 300, 420
+	img, err := cardface.Draw(st, c, w, h)
+	if err != nil {
+		return err
+	}
+	if dst.Empty() || dst.Cols() != w || dst.Rows() != h || dst.Type() != gocv.MatTypeCV8UC4 {
+		dst.Close()
+		*dst = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8UC4)
+	}
+	d, err := dst.DataPtrUint8()
+	if err != nil {
+		return err
+	}
+	p := img.Pix
+	for i := 0; i < len(d); i += 4 {
+		d[i], d[i+1], d[i+2], d[i+3] = p[i+2], p[i+1], p[i], p[i+3]
+	}
+	return nil
+}
+
+// glare lays a soft band of specular light across the canvas, as a glossy
+// card under a spotlight shows: brightness added towards white, strongest
+// on the band's centre line.
+func glare(r *rand.Rand, canvas *gocv.Mat, px float64) {
+	d, err := canvas.DataPtrUint8()
+	if err != nil {
+		return
+	}
+	w, h := canvas.Cols(), canvas.Rows()
+	theta := uni(r, 0, math.Pi)
+	nx, ny := math.Cos(theta), math.Sin(theta)
+	c := uni(r, -0.3, 0.3)*float64(w) + float64(w)/2*nx + float64(h)/2*ny
+	width := uni(r, 3, 15) * px
+	peak := uni(r, 0.25, 0.75)
+	for y := range h {
+		for x := range w {
+			t := (float64(x)*nx + float64(y)*ny - c) / width
+			a := peak * math.Exp(-t*t)
+			if a < 0.01 {
+				continue
+			}
+			i := (y*w + x) * 3
+			for k := 0; k < 3; k++ {
+				d[i+k] = clamp8(float64(d[i+k]) + a*(255-float64(d[i+k])))
+			}
+		}
+	}
+}
