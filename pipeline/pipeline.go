@@ -78,11 +78,6 @@ type Timings struct {
 	Vision, Tracker, Reconcile time.Duration
 }
 
-// ErrCalibration wraps a failure to calibrate on a frame. The pipeline stays
-// uncalibrated and tries again on the next frame, so a live monitor may go on
-// feeding frames (a hand over a mark passes); a replay gives up.
-var ErrCalibration = errors.New("calibration failed")
-
 // model reads corner crops: a classify.Classifier, or a classify.Cascade
 // of two.
 type model interface {
@@ -240,9 +235,12 @@ func (p *Pipeline) dropOldest() {
 }
 
 // Frame reads one frame (8-bit BGR, the calibrated size) at video time t
-// seconds. The first frame calibrates the camera; when that fails the error
-// wraps ErrCalibration and the next frame tries again. It returns what
-// vision saw and any round that finished.
+// seconds. The first frame calibrates the camera. When that fails, the error
+// is calibration.Solve's, which wraps calibration.ErrCalibration and says
+// what was wrong (the marks not found); the pipeline stays uncalibrated and
+// the next frame tries again, so a live monitor may go on feeding frames (a
+// hand over a mark passes) while a replay gives up. It returns what vision
+// saw and any round that finished.
 func (p *Pipeline) Frame(mat gocv.Mat, index int, t float64) (vision.Frame, []Result, error) {
 	if p.det == nil {
 		if err := p.calibrate(mat); err != nil {
@@ -266,7 +264,7 @@ func (p *Pipeline) calibrate(mat gocv.Mat) error {
 	if p.cal == nil {
 		cal, err := calibration.Solve(mat, p.cfg.Table)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrCalibration, err)
+			return err
 		}
 		p.cal = cal
 	}

@@ -3,8 +3,12 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"gocv.io/x/gocv"
 
 	"bjmonitor/alerts"
 	"bjmonitor/calibration"
@@ -58,6 +62,27 @@ func TestEventsAreJudgedOrCounted(t *testing.T) {
 	}
 	if p.Pending() != maxPending || p.DroppedEvents != 5 {
 		t.Errorf("pending %d, dropped %d; want %d and 5", p.Pending(), p.DroppedEvents, maxPending)
+	}
+}
+
+// A frame without the marks leaves the pipeline uncalibrated, with an error
+// that is calibration's, saying once that calibration failed and naming
+// the marks not found.
+func TestFrameWithoutMarks(t *testing.T) {
+	p := newPipeline(t)
+	blank := gocv.NewMatWithSize(1080, 1920, gocv.MatTypeCV8UC3)
+	defer blank.Close()
+	for i := range 2 { // the next frame tries again
+		_, _, err := p.Frame(blank, i, float64(i)/25)
+		if !errors.Is(err, calibration.ErrCalibration) {
+			t.Fatalf("frame %d: Frame = %v, want calibration.ErrCalibration", i, err)
+		}
+		if got := err.Error(); strings.Count(got, "calibration failed") != 1 || !strings.Contains(got, "not found: mark ids [0 1 2 3]") {
+			t.Errorf("frame %d: Frame = %q, want \"calibration failed\" once and the marks not found", i, got)
+		}
+		if p.Calibration() != nil {
+			t.Errorf("frame %d: calibrated on a blank frame", i)
+		}
 	}
 }
 

@@ -294,7 +294,7 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 		_, res, err := s.pl.Frame(mat, index, t)
 		if err != nil {
 			reason := "error"
-			if errors.Is(err, pipeline.ErrCalibration) {
+			if errors.Is(err, calibration.ErrCalibration) {
 				reason = "calibration"
 			}
 			l.met.skipped.WithLabelValues(reason).Inc()

@@ -317,8 +317,8 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 	}
 	obs, res, err := r.pl.Frame(f.mat, f.index, t)
 	if err != nil {
-		if errors.Is(err, pipeline.ErrCalibration) {
-			return fmt.Errorf("calibrating on the first frame: %w", errors.Unwrap(err))
+		if errors.Is(err, calibration.ErrCalibration) {
+			return fmt.Errorf("calibrating on the first frame: %w", err)
 		}
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"bjmonitor/calibration"
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/video"
 )
@@ -146,27 +147,53 @@ func TestReplayTruncatedVideo(t *testing.T) {
 // cannot be calibrated) returns its error; it does not take FFmpeg down by
 // closing the video under the decoder.
 func TestReplayFailsCleanly(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "blank.mp4")
-	w, err := video.Create(path, 25, 320, 240, video.DefaultCRF)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name          string
+		width, height int
+		want          string // the cause, as the message must name it
+	}{
+		{"no marks", 1920, 1080, "(not found: mark ids [0 1 2 3])"},
+		{"wrong size", 320, 240, "the frame is 320x240 but the table file is for a 1920x1080 camera"},
 	}
-	blank := gocv.NewMatWithSize(240, 320, gocv.MatTypeCV8UC3)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := blankVideo(t, tt.width, tt.height)
+			// Again and again: an early error once hid itself behind the
+			// decoder it aborted.
+			for range 5 {
+				_, _, stderr, err := replaySample(t, "freebet-1080p", sample("freebet-1080p", "events.jsonl"), path)
+				if !errors.Is(err, calibration.ErrCalibration) {
+					t.Fatalf("replay of a video without the table = %v, want calibration.ErrCalibration\n%s", err, stderr)
+				}
+				got := err.Error()
+				if !strings.HasPrefix(got, "calibrating on the first frame: calibration failed: ") || strings.Count(got, "calibration failed") != 1 || !strings.Contains(got, tt.want) {
+					t.Errorf("replay of a video without the table = %q, want it to say once that calibration failed, and %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// blankVideo writes two seconds of black video of the given size: long
+// enough that the decoder is still busy when the replay fails.
+func blankVideo(tb testing.TB, width, height int) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "blank.mp4")
+	w, err := video.Create(path, 25, width, height, video.DefaultCRF)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	blank := gocv.NewMatWithSize(height, width, gocv.MatTypeCV8UC3)
 	defer blank.Close()
 	for range 50 {
 		if err := w.Write(blank); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	for range 5 {
-		_, _, stderr, err := replaySample(t, "freebet-1080p", sample("freebet-1080p", "events.jsonl"), path)
-		if err == nil || !strings.Contains(err.Error(), "calibrating on the first frame") {
-			t.Fatalf("replay of a video without the table: %v\n%s", err, stderr)
-		}
-	}
+	return path
 }
 
 // A card model that is not where the configuration says stops the replay
