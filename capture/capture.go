@@ -68,6 +68,9 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("capture: %s = %v: %s", e.Field, e.Value, e.Reason)
 }
 
+// ConfigField names the field that is wrong.
+func (e *ConfigError) ConfigField() string { return e.Field }
+
 // ErrClosed is returned by Next once the Capture is closed or its context
 // has ended.
 var ErrClosed = errors.New("capture: closed")

@@ -63,6 +63,9 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("evidence: %s = %v: %s", e.Field, e.Value, e.Reason)
 }
 
+// ConfigField names the field that is wrong.
+func (e *ConfigError) ConfigField() string { return e.Field }
+
 // ErrClosed is returned by Add and Save after Close.
 var ErrClosed = errors.New("evidence: recorder closed")
 

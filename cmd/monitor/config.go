@@ -20,7 +20,9 @@ import (
 
 	"bjmonitor/alerts"
 	"bjmonitor/calibration"
+	"bjmonitor/capture"
 	"bjmonitor/evaluator"
+	"bjmonitor/evidence"
 	"bjmonitor/game"
 	"bjmonitor/pipeline"
 	"bjmonitor/vision"
@@ -225,6 +227,9 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("config: %s = %v: %s", e.Field, e.Value, e.Reason)
 }
 
+// ConfigField names the field that is wrong.
+func (e *ConfigError) ConfigField() string { return e.Field }
+
 // Rules returns the table rules.
 func (c Config) Rules() game.Rules {
 	return game.Rules{Variant: game.Variant(c.Table.Variant), Decks: c.Table.Decks, HitSoft17: c.Table.HitSoft17, HoleCard: c.Table.HoleCard}
@@ -319,6 +324,13 @@ func (c Config) validateLive() error {
 	if c.Live.StatsInterval < time.Second || c.Live.StatsInterval > time.Hour {
 		return &ConfigError{"live.stats_interval", c.Live.StatsInterval, "want 1s to 1h"}
 	}
+	if c.Live.Source != "" { // live says what to set when it is empty
+		cc := capture.DefaultConfig()
+		cc.Source = c.Live.Source
+		if err := cc.Validate(); err != nil {
+			return userField(err)
+		}
+	}
 	m := c.MQTT
 	if m.Broker != "" {
 		u, err := url.Parse(m.Broker)
@@ -373,6 +385,36 @@ func (c Config) Logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// userKeys names the fields of the libraries' Config that the user sets, by
+// the key written in the YAML.
+var userKeys = map[string]string{
+	"capture.Source": "live.source", "capture.Realtime": "live.realtime",
+	"evidence.Dir": "evidence.dir", "evidence.MaxAge": "evidence.max_age", "evidence.MaxBytes": "evidence.max_bytes",
+}
+
+// userField turns a library's configuration error, which names a field of
+// the library's Config (capture's Source), into a ConfigError that names
+// the key the user writes (live.source). Any other error, or a field the
+// user does not set, is returned as it is.
+func userField(err error) error {
+	var field, reason string
+	var value any
+	var ce *capture.ConfigError
+	var ee *evidence.ConfigError
+	switch {
+	case errors.As(err, &ce):
+		field, value, reason = "capture."+ce.Field, ce.Value, ce.Reason
+	case errors.As(err, &ee):
+		field, value, reason = "evidence."+ee.Field, ee.Value, ee.Reason
+	default:
+		return err
+	}
+	if key, ok := userKeys[field]; ok {
+		return &ConfigError{key, value, reason}
+	}
+	return err
 }
 
 // payTableField maps a pay-table entry to its configuration key.

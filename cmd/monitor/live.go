@@ -184,7 +184,7 @@ func (l *live) run(ctx context.Context) error {
 	if cfg.Evidence.Dir != "" {
 		l.ev, err = evidence.New(ctx, evidence.Config{Dir: cfg.Evidence.Dir, MaxAge: cfg.Evidence.MaxAge, MaxBytes: cfg.Evidence.MaxBytes, Logger: l.log})
 		if err != nil {
-			return err
+			return userField(err)
 		}
 		defer func() {
 			if err := l.ev.Close(); err != nil {
@@ -197,7 +197,7 @@ func (l *live) run(ctx context.Context) error {
 	cc := capture.DefaultConfig()
 	cc.Source, cc.Realtime = cfg.Live.Source, cfg.Live.Realtime
 	if src, err = capture.Start(ctx, cc, l.log); err != nil {
-		return err
+		return userField(err)
 	}
 	defer src.Close()
 	if cfg.Metrics.Addr != "" {

@@ -545,31 +545,45 @@ func TestLiveCameraComesBack(t *testing.T) {
 		first, m["bjmonitor_frames_total"], m["bjmonitor_capture_reconnects_total"], dark.Round(time.Millisecond))
 }
 
-// TestLiveBadConfig: a bad value stops the monitor before it starts, with
-// an error that names the field.
+// TestLiveBadConfig: a bad value, in the environment or a flag, stops the
+// monitor before it starts, with an error that names the field as the user
+// writes it, and exit status 2.
 func TestLiveBadConfig(t *testing.T) {
-	cases := []struct{ env, field string }{
-		{"MONITOR_LIVE_FPS=-5", "live.fps"},
-		{"MONITOR_LIVE_SOURCE=", "live.source"},
-		{"MONITOR_LIVE_STATS_INTERVAL=1ms", "live.stats_interval"},
-		{"MONITOR_MQTT_BROKER=ftp://broker:21", "mqtt.broker"},
-		{"MONITOR_MQTT_EMBEDDED_ADDR=1883", "mqtt.embedded_addr"},
-		{"MONITOR_MQTT_REPLAY_PREFIX=bjmonitor", "mqtt.replay_prefix"},
-		{"MONITOR_MQTT_TOPIC_PREFIX=a/#", "mqtt.topic_prefix"},
-		{"MONITOR_MQTT_CERT_FILE=client.pem", "mqtt.cert_file"},
-		{"MONITOR_EVIDENCE_MAX_BYTES=100", "evidence.max_bytes"},
-		{"MONITOR_METRICS_ADDR=everywhere", "metrics.addr"},
-		{"MONITOR_LOG_LEVEL=loud", "log.level"},
-		{"MONITOR_LOG_FORMAT=xml", "log.format"},
+	cases := []struct {
+		env   string
+		args  []string
+		field string
+	}{
+		{"MONITOR_LIVE_FPS=-5", nil, "live.fps"},
+		{"MONITOR_LIVE_SOURCE=", nil, "live.source"},
+		{"MONITOR_LIVE_SOURCE=ftp://cam/x", nil, "live.source"},
+		{"", []string{"--source", "rtsp:///stream"}, "live.source"},
+		{"", []string{"--source", "99999999999999999999"}, "live.source"},
+		{"MONITOR_LIVE_STATS_INTERVAL=1ms", nil, "live.stats_interval"},
+		{"MONITOR_MQTT_BROKER=ftp://broker:21", nil, "mqtt.broker"},
+		{"MONITOR_MQTT_EMBEDDED_ADDR=1883", nil, "mqtt.embedded_addr"},
+		{"MONITOR_MQTT_REPLAY_PREFIX=bjmonitor", nil, "mqtt.replay_prefix"},
+		{"MONITOR_MQTT_TOPIC_PREFIX=a/#", nil, "mqtt.topic_prefix"},
+		{"MONITOR_MQTT_CERT_FILE=client.pem", nil, "mqtt.cert_file"},
+		{"MONITOR_EVIDENCE_MAX_BYTES=100", nil, "evidence.max_bytes"},
+		{"MONITOR_METRICS_ADDR=everywhere", nil, "metrics.addr"},
+		{"MONITOR_LOG_LEVEL=loud", nil, "log.level"},
+		{"MONITOR_LOG_FORMAT=xml", nil, "log.format"},
 	}
 	for _, c := range cases {
 		t.Run(c.field, func(t *testing.T) {
 			t.Setenv("MONITOR_LIVE_SOURCE", "0")
-			k, v, _ := strings.Cut(c.env, "=")
-			t.Setenv(k, v)
-			_, _, err := run(t, "live", "--config", abs(t, sample("freebet-1080p", "yaml")))
-			if err == nil || !strings.Contains(err.Error(), c.field) {
-				t.Errorf("%s: error %v does not name %s", c.env, err, c.field)
+			if k, v, ok := strings.Cut(c.env, "="); ok {
+				t.Setenv(k, v)
+			}
+			args := append([]string{"live", "--config", abs(t, sample("freebet-1080p", "yaml"))}, c.args...)
+			_, _, err := run(t, args...)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != c.field || !strings.Contains(err.Error(), c.field) {
+				t.Errorf("%s %v: error %v does not name %s", c.env, c.args, err, c.field)
+			}
+			if got := exitCode(err); got != 2 {
+				t.Errorf("%s %v: exit status %d, want 2", c.env, c.args, got)
 			}
 		})
 	}

@@ -20,6 +20,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"bjmonitor/capture"
+	"bjmonitor/evidence"
 )
 
 func main() {
@@ -37,21 +40,42 @@ func main() {
 	m := NewMain(os.Stdout, os.Stderr)
 	err := m.Run(ctx, os.Args[1:])
 	cancel()
+	if err != nil && !errors.Is(err, errUsage) && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "monitor:", err) // a usage error has printed the usage already
+	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the status the command exits with when Run returned err: 2
+// for a command line or a setting that is wrong, 130 when interrupted.
+func exitCode(err error) int {
+	var ce configError
 	switch {
 	case err == nil:
+		return 0
 	case errors.Is(err, errUsage):
-		os.Exit(2) // Run has printed the usage
+		return 2
 	case errors.Is(err, context.Canceled):
-		os.Exit(130)
-	default:
-		fmt.Fprintln(os.Stderr, "monitor:", err)
-		var ce *ConfigError
-		if errors.As(err, &ce) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		return 130
+	case errors.As(err, &ce):
+		return 2
 	}
+	return 1
 }
+
+// configError is a setting that is wrong: one of this command's (a
+// ConfigError) or one of a library's Config that the command fills in
+// (capture, evidence). Each names the field.
+type configError interface {
+	error
+	ConfigField() string
+}
+
+var (
+	_ configError = (*ConfigError)(nil)
+	_ configError = (*capture.ConfigError)(nil)
+	_ configError = (*evidence.ConfigError)(nil)
+)
 
 // errUsage reports a command line that could not be understood; the usage
 // has already been printed.
