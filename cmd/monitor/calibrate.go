@@ -14,20 +14,22 @@ import (
 	"bjmonitor/calibration"
 )
 
+// calibrateUsage is the synopsis of monitor calibrate; --help lists the flags under it.
+const calibrateUsage = "monitor calibrate --frame IMG [--config FILE] [--table FILE] --out overlay.png"
+
 // runCalibrate solves the calibration on one frame and draws the marks
 // and zones over it, so an installer can check them by eye.
 func (m *Main) runCalibrate(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
 	framePath := fs.String("frame", "", "a frame from the camera: an image, or a video whose first frame is used")
 	configPath := fs.String("config", "", "configuration file (YAML)")
 	fs.String("table", "", "table file (default: table.calibration)")
 	out := fs.String("out", "", "where to write the overlay (PNG or JPEG)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := m.parseFlags(fs, calibrateUsage, args); err != nil {
+		return err
 	}
 	if *framePath == "" || *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(m.Stderr, "usage: monitor calibrate --frame IMG --config FILE --out overlay.png")
+		fmt.Fprintln(m.Stderr, "usage:", calibrateUsage)
 		return errUsage
 	}
 	cfg, err := loadConfig(*configPath, fs, map[string]string{"table.calibration": "table"})

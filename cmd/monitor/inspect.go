@@ -18,12 +18,14 @@ import (
 	"bjmonitor/vision/classify"
 )
 
+// inspectUsage is the synopsis of monitor inspect; --help lists the flags under it.
+const inspectUsage = "monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR] [--every]"
+
 // errInspected ends an inspection's replay once past its last frame.
 var errInspected = errors.New("inspected every frame asked for")
 
 func (m *Main) runInspect(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("inspect", pflag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
 	configPath := fs.String("config", "", "configuration file (YAML)")
 	events := fs.String("events", "", "the table controller's log (JSON lines), so that the rounds run as in replay")
 	frames := fs.String("frames", "", "the frames to show, FROM:TO (video frame numbers, from 0)")
@@ -33,11 +35,11 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 	every := fs.Bool("every", false, "also show the frames where no zone was read: the cards held from before, as the tracker gets them")
 	fs.String("table", "", "table file (default: table.calibration)")
 	fs.String("model", "", "card index model (default: vision.model)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := m.parseFlags(fs, inspectUsage, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(m.Stderr, "usage: monitor inspect VIDEO --frames FROM:TO [--config FILE] [--events LOG] [--at X,Y] [--radius MM] [--crops DIR] [--every]")
+		fmt.Fprintln(m.Stderr, "usage:", inspectUsage)
 		return errUsage
 	}
 	in := &inspector{w: m.Stdout, radius: *radius, crops: *crops, every: *every}

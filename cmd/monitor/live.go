@@ -26,22 +26,24 @@ import (
 	"bjmonitor/publish"
 )
 
+// liveUsage is the synopsis of monitor live; --help lists the flags under it.
+const liveUsage = "monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]"
+
 // runLive is the table-side box: frames from the camera, the controller's
 // events from its MQTT topic, results and alerts to the broker (an embedded
 // one when none is configured), evidence to disk, metrics over HTTP. It
 // runs until ctx ends (a signal), then publishes "stopped".
 func (m *Main) runLive(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("live", pflag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
 	configPath := fs.String("config", "", "configuration file (YAML)")
 	out := fs.String("out", "", "also write rounds, outcomes and alerts here (JSON lines)")
 	fs.String("source", "", "camera index, rtsp:// URL or video file (default: live.source)")
 	fs.String("broker", "", "MQTT broker (default: mqtt.broker; empty runs an embedded one)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := m.parseFlags(fs, liveUsage, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(m.Stderr, "usage: monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]")
+		fmt.Fprintln(m.Stderr, "usage:", liveUsage)
 		return errUsage
 	}
 	cfg, err := loadConfig(*configPath, fs, map[string]string{"live.source": "source", "mqtt.broker": "broker"})

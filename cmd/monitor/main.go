@@ -21,6 +21,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"bjmonitor/capture"
 	"bjmonitor/evidence"
 )
@@ -80,6 +82,34 @@ var (
 // errUsage reports a command line that could not be understood; the usage
 // has already been printed.
 var errUsage = errors.New("usage")
+
+// errHelp reports that a subcommand printed its usage because -h or --help
+// asked for it; Run returns nil for it.
+var errHelp = errors.New("help requested")
+
+// parseFlags parses a subcommand's flags. Asked for help (-h, --help), it
+// prints the synopsis and the flags on Stdout and returns errHelp. A flag it
+// cannot parse, it reports on Stderr with the same usage, and returns
+// errUsage.
+func (m *Main) parseFlags(fs *pflag.FlagSet, synopsis string, args []string) error {
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: %s\n\nFlags:\n%s", synopsis, fs.FlagUsages())
+	}
+	// With ContinueOnError, pflag calls Usage only for -h and --help, and
+	// prints nothing on an error: the error is returned.
+	fs.Usage = func() { usage(m.Stdout) }
+	fs.SetOutput(m.Stderr)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, pflag.ErrHelp):
+		return errHelp
+	}
+	fmt.Fprintf(m.Stderr, "monitor %s: %v\n", fs.Name(), err)
+	usage(m.Stderr)
+	return errUsage
+}
 
 // Main holds what every subcommand writes to.
 type Main struct {
@@ -144,21 +174,26 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		fmt.Fprint(m.Stderr, usage)
 		return errUsage
 	}
+	var err error
 	switch args[0] {
 	case "par":
-		return m.runPar(ctx, args[1:])
+		err = m.runPar(ctx, args[1:])
 	case "calibrate":
-		return m.runCalibrate(ctx, args[1:])
+		err = m.runCalibrate(ctx, args[1:])
 	case "replay":
-		return m.runReplay(ctx, args[1:])
+		err = m.runReplay(ctx, args[1:])
 	case "live":
-		return m.runLive(ctx, args[1:])
+		err = m.runLive(ctx, args[1:])
 	case "inspect":
-		return m.runInspect(ctx, args[1:])
+		err = m.runInspect(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
+	default:
+		fmt.Fprintf(m.Stderr, "monitor: unknown command %q\n\n%s", args[0], usage)
+		return errUsage
+	}
+	if errors.Is(err, errHelp) {
 		return nil
 	}
-	fmt.Fprintf(m.Stderr, "monitor: unknown command %q\n\n%s", args[0], usage)
-	return errUsage
+	return err
 }

@@ -4,11 +4,43 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"bjmonitor/capture"
 	"bjmonitor/evidence"
 )
+
+// TestHelp: every command prints its usage on stdout when asked for help
+// and succeeds; a flag it does not know is an error, with the usage on
+// stderr.
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"", "live", "replay", "calibrate", "inspect", "par"} {
+		for _, flag := range []string{"-h", "--help", "--bogus"} {
+			args := strings.Fields(cmd + " " + flag)
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				stdout, stderr, err := run(t, args...)
+				usage, out := "usage: monitor "+cmd, stdout
+				if cmd == "" {
+					usage = "monitor live --config FILE" // the overview lists every command
+				}
+				want := 0
+				if flag == "--bogus" {
+					want, out = 2, stderr
+				}
+				if got := exitCode(err); got != want {
+					t.Errorf("monitor %s: exit status %d (%v), want %d", strings.Join(args, " "), got, err, want)
+				}
+				if !strings.Contains(out, usage) {
+					t.Errorf("monitor %s printed\nstdout: %q\nstderr: %q\nwant %q in the usage", strings.Join(args, " "), stdout, stderr, usage)
+				}
+				if cmd != "" && !strings.Contains(out, "--config") {
+					t.Errorf("monitor %s: the usage %q lists no flags", strings.Join(args, " "), out)
+				}
+			})
+		}
+	}
+}
 
 func TestExitCode(t *testing.T) {
 	tests := []struct {

@@ -14,18 +14,20 @@ import (
 	"bjmonitor/par"
 )
 
+// parUsage is the synopsis of monitor par; --help lists the flags under it.
+const parUsage = "monitor par [--decks N] [--config FILE] [--json] [--rounds N] [--seed N]"
+
 // runPar prints the PAR sheet: with a config, of its pay tables; without
 // one, of every built-in pay table.
 func (m *Main) runPar(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("par", pflag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
 	configPath := fs.String("config", "", "configuration file (YAML)")
 	fs.Int("decks", 0, "decks in the shoe (default: table.decks, 6)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	rounds := fs.Int("rounds", 2_000_000, "rounds to simulate for Pot of Gold")
 	seed := fs.Uint64("seed", 1, "seed of the Pot of Gold simulation")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := m.parseFlags(fs, parUsage, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(m.Stderr, "monitor par: unexpected argument %q\n", fs.Arg(0))

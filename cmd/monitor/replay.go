@@ -20,11 +20,13 @@ import (
 	"bjmonitor/pipeline"
 )
 
+// replayUsage is the synopsis of monitor replay; --help lists the flags under it.
+const replayUsage = "monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4] [--publish]"
+
 // runReplay runs the whole pipeline on a recorded video: calibration,
 // vision, tracker, evaluator and reconciliation with the controller log.
 func (m *Main) runReplay(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
 	events := fs.String("events", "", "the table controller's log (JSON lines)")
 	configPath := fs.String("config", "", "configuration file (YAML)")
 	out := fs.String("out", "", "write rounds, outcomes and alerts here (JSON lines)")
@@ -35,11 +37,11 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	publishTo := fs.Bool("publish", false, "also publish the results to mqtt.broker, under mqtt.replay_prefix")
 	fs.String("broker", "", "MQTT broker for --publish (default: mqtt.broker)")
 	publishWait := fs.Duration("publish-wait", 2*time.Minute, "with --publish, how long to wait at the end for the broker to take every result")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := m.parseFlags(fs, replayUsage, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(m.Stderr, "usage: monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]")
+		fmt.Fprintln(m.Stderr, "usage:", replayUsage)
 		return errUsage
 	}
 	cfg, err := loadVideoConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model", "mqtt.broker": "broker"})
