@@ -7,6 +7,7 @@
 //	monitor par [--decks N] [--config FILE] [--json]   print the PAR sheet of the pay tables
 //	monitor calibrate --frame IMG --config FILE --out overlay.png   check the camera's calibration
 //	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
+//	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
