@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +31,73 @@ func checkGolden(t *testing.T, golden, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("output differs from %s (run with -update after checking it):\n%s", golden, got)
+	}
+}
+
+// checkGoldenJSONL is checkGolden for JSON lines whose numbers may differ
+// in their last digits from one machine to another (OpenCV's DNN sums in
+// an order that depends on the CPU's vector width): each line must hold
+// the same JSON, with numbers within tol of the golden's, relative to
+// the larger of 1 and the golden's magnitude.
+func checkGoldenJSONL(t *testing.T, golden, got string, tol float64) {
+	t.Helper()
+	if *update {
+		checkGolden(t, golden, got)
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	gl, wl := strings.Split(strings.TrimSpace(got), "\n"), strings.Split(strings.TrimSpace(string(want)), "\n")
+	if len(gl) != len(wl) {
+		t.Fatalf("%d lines, %s has %d (run with -update after checking it):\n%s", len(gl), golden, len(wl), got)
+	}
+	for i := range gl {
+		var g, w any
+		if err := json.Unmarshal([]byte(gl[i]), &g); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if err := json.Unmarshal([]byte(wl[i]), &w); err != nil {
+			t.Fatalf("%s line %d: %v", golden, i+1, err)
+		}
+		if path, ok := sameJSON(g, w, tol, ""); !ok {
+			t.Errorf("line %d differs from %s at %s (run with -update after checking it):\ngot  %s\nwant %s", i+1, golden, path, gl[i], wl[i])
+		}
+	}
+}
+
+// sameJSON compares two decoded JSON values, numbers within tol; it
+// returns where they first differ.
+func sameJSON(got, want any, tol float64, path string) (string, bool) {
+	switch w := want.(type) {
+	case float64:
+		g, ok := got.(float64)
+		return path, ok && math.Abs(g-w) <= tol*math.Max(1, math.Abs(w))
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return path, false
+		}
+		for i := range w {
+			if p, ok := sameJSON(g[i], w[i], tol, fmt.Sprintf("%s[%d]", path, i)); !ok {
+				return p, false
+			}
+		}
+		return path, true
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return path, false
+		}
+		for k := range w {
+			if p, ok := sameJSON(g[k], w[k], tol, path+"."+k); !ok {
+				return p, false
+			}
+		}
+		return path, true
+	default:
+		return path, got == want
 	}
 }
 
@@ -89,5 +160,32 @@ func TestParCancelled(t *testing.T) {
 	err := (&Main{Stdout: &out, Stderr: &errOut}).Run(ctx, []string{"par"})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled par = %v, want context.Canceled", err)
+	}
+}
+
+func TestSameJSON(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+		same      bool
+	}{
+		{`{"a":0.97525530102}`, `{"a":0.9752553010283612}`, true},
+		{`{"a":0.9752}`, `{"a":0.9753}`, false},
+		{`{"at":[504.1268193452,273.66785061]}`, `{"at":[504.12681934520833,273.6678506159932]}`, true},
+		{`{"at":[504.13,273.66]}`, `{"at":[504.12681934520833,273.6678506159932]}`, false},
+		{`{"card":"4D"}`, `{"card":"4H"}`, false},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`[1,2]`, `[1,2,3]`, false},
+		{`{"a":null}`, `{"a":0}`, false},
+	} {
+		var g, w any
+		if err := json.Unmarshal([]byte(tc.got), &g); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(tc.want), &w); err != nil {
+			t.Fatal(err)
+		}
+		if _, same := sameJSON(g, w, 1e-6, ""); same != tc.same {
+			t.Errorf("sameJSON(%s, %s) = %v, want %v", tc.got, tc.want, same, tc.same)
+		}
 	}
 }

@@ -56,7 +56,7 @@ func TestReplayGolden(t *testing.T) {
 				t.Fatalf("replay: %v\n%s", err, stderr)
 			}
 			t.Log(strings.TrimSpace(stderr))
-			checkGolden(t, filepath.Join("testdata", "replay-"+name+".golden.jsonl"), got)
+			checkGoldenJSONL(t, filepath.Join("testdata", "replay-"+name+".golden.jsonl"), got, 1e-6)
 			checkAgainstTruth(t, name, got)
 			if !strings.Contains(stdout, "ALERT") {
 				t.Error("no alert printed")
