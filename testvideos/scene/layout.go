@@ -286,6 +286,36 @@ func NewLayout(cfg LayoutConfig) (*Layout, error) {
 	return l, nil
 }
 
+// Landmark is a feature printed on the felt, or the corner of something
+// lying on it, that an installer can find in a frame and measure on the
+// table: the kind of point a table file's point pairs are made of.
+type Landmark struct {
+	Name string
+	At   Point
+}
+
+// Landmarks returns the layout's landmarks: the centre of each seat's
+// betting circle, 21+3 and Push 22 spots and Blazing 7's sensor, and the
+// chip tray's corners (where its sides meet, past the rounded corners).
+// The reference marks are not among them.
+func (l *Layout) Landmarks() []Landmark {
+	t := l.Dealer.Tray
+	out := []Landmark{
+		{"chip tray, top left corner", t[0]},
+		{"chip tray, top right corner", Point{t[1].X, t[0].Y}},
+		{"chip tray, bottom right corner", t[1]},
+		{"chip tray, bottom left corner", Point{t[0].X, t[1].Y}},
+	}
+	for _, s := range l.Seats {
+		out = append(out,
+			Landmark{fmt.Sprintf("seat %d, betting circle centre", s.Number), s.Bet},
+			Landmark{fmt.Sprintf("seat %d, 21+3 spot centre", s.Number), s.TwentyOnePlus3},
+			Landmark{fmt.Sprintf("seat %d, Push 22 spot centre", s.Number), s.Push22},
+			Landmark{fmt.Sprintf("seat %d, Blazing 7's sensor centre", s.Number), s.Blazing7s})
+	}
+	return out
+}
+
 // SeatAt returns the number of the seat whose zone holds p, or 0.
 func (l *Layout) SeatAt(p Point) int {
 	for _, s := range l.Seats {
