@@ -287,6 +287,14 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add([]byte(`{"version":1}`))
+	points, err := os.ReadFile(filepath.Join("..", "testvideos", "freebet-1080p.points.table.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(points)
+	f.Add([]byte(`{"version":1,"units":"mm","image_width":640,"image_height":480,` +
+		`"points":[{"px":[10,10],"mm":[0,0]},{"px":[600,12],"mm":[500,0]},{"px":[610,470],"mm":[500,400]},{"px":[5,460],"mm":[0,400]}],` +
+		`"seats":[{"seat":1,"polygon":[[0,0],[100,0],[100,100]]}],"dealer":{"polygon":[[200,0],[300,0],[300,100]]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := Parse(data)
 		if err != nil {
@@ -306,6 +314,17 @@ func FuzzParse(f *testing.F) {
 		if c, err := FromCorrespondences(tab, pts); err == nil {
 			c.ToTable(100, 100)
 			c.PxPerMM(Point{})
+		}
+		// A table with point pairs solves from them, or says why not.
+		if len(tab.Points) > 0 {
+			c, err := FromPoints(tab)
+			if err != nil && !errors.Is(err, ErrCalibration) {
+				t.Fatalf("FromPoints error %v does not wrap ErrCalibration", err)
+			}
+			if err == nil {
+				c.ToTable(100, 100)
+				c.PairErrors()
+			}
 		}
 		tab.ZoneAt(Point{})
 	})

@@ -17,12 +17,8 @@ type Detection struct {
 // Detect finds the table's ArUco marks in a frame (BGR or grey). Marks
 // whose ids the table does not list are ignored.
 func Detect(frame gocv.Mat, t *Table) ([]Detection, error) {
-	if frame.Empty() || frame.Cols() < 64 || frame.Rows() < 64 {
-		return nil, fmt.Errorf("%w: the frame is empty or smaller than 64x64", ErrCalibration)
-	}
-	if frame.Cols() != t.ImageWidth || frame.Rows() != t.ImageHeight {
-		return nil, fmt.Errorf("%w: the frame is %dx%d but the table file is for a %dx%d camera: set image_width and image_height to the camera's resolution",
-			ErrCalibration, frame.Cols(), frame.Rows(), t.ImageWidth, t.ImageHeight)
+	if err := CheckFrame(frame, t); err != nil {
+		return nil, err
 	}
 	gray := gocv.NewMat()
 	defer gray.Close()
@@ -57,10 +53,31 @@ func Detect(frame gocv.Mat, t *Table) ([]Detection, error) {
 	return out, nil
 }
 
-// Solve finds the marks in a frame and solves the mapping. Its error says
-// what to fix when too few marks are seen or they disagree with the table
-// file.
+// CheckFrame reports whether a frame is one the table file's camera could
+// have taken: not empty, and of the table's image size.
+func CheckFrame(frame gocv.Mat, t *Table) error {
+	if frame.Empty() || frame.Cols() < 64 || frame.Rows() < 64 {
+		return fmt.Errorf("%w: the frame is empty or smaller than 64x64", ErrCalibration)
+	}
+	if frame.Cols() != t.ImageWidth || frame.Rows() != t.ImageHeight {
+		return fmt.Errorf("%w: the frame is %dx%d but the table file is for a %dx%d camera: set image_width and image_height to the camera's resolution",
+			ErrCalibration, frame.Cols(), frame.Rows(), t.ImageWidth, t.ImageHeight)
+	}
+	return nil
+}
+
+// Solve solves the mapping for a frame from the camera: from the marks it
+// finds in the frame, or, for a table file with point pairs, from those
+// (the frame is then only checked for its size). Its error says what to
+// fix when too few marks are seen, or the marks or pairs disagree with
+// the table file.
 func Solve(frame gocv.Mat, t *Table) (*Calibration, error) {
+	if len(t.Points) > 0 {
+		if err := CheckFrame(frame, t); err != nil {
+			return nil, err
+		}
+		return FromPoints(t)
+	}
 	dets, err := Detect(frame, t)
 	if err != nil {
 		return nil, err

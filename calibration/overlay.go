@@ -14,12 +14,15 @@ var (
 	markMissing = color.RGBA{R: 240, G: 40, B: 40, A: 255}
 	seatColour  = color.RGBA{R: 255, G: 220, B: 40, A: 255}
 	dealerColor = color.RGBA{R: 60, G: 200, B: 255, A: 255}
+	pairPicture = color.RGBA{R: 255, G: 80, B: 255, A: 255}
+	pairSolved  = color.RGBA{R: 255, G: 255, B: 255, A: 255}
 )
 
 // DrawOverlay draws, on a frame from the camera, the reference marks (green
-// where found, red where the table file puts a mark that was not), each
-// seat's zone with its number, the dealer's zone, and the calibration's
-// error and resolution, so an installer can check them by eye.
+// where found, red where the table file puts a mark that was not) or the
+// point pairs with their errors (DrawPairs), each seat's zone with its
+// number, the dealer's zone, and the calibration's error and resolution,
+// so an installer can check them by eye.
 func (c *Calibration) DrawOverlay(img *gocv.Mat) {
 	if img.Empty() {
 		return
@@ -43,6 +46,7 @@ func (c *Calibration) DrawOverlay(img *gocv.Mat) {
 		}
 		putText(img, label, x, y-m.Size*c.PxPerMM(m.Center), scale, col, thick)
 	}
+	c.drawPairs(img, thick, scale)
 	for _, z := range c.Table.Seats {
 		c.polyline(img, z.Polygon, true, seatColour, thick)
 		x, y := c.ToImage(centre(z.Polygon))
@@ -53,7 +57,43 @@ func (c *Calibration) DrawOverlay(img *gocv.Mat) {
 	putText(img, "dealer", x, y, scale*1.5, dealerColor, thick+1)
 	summary := fmt.Sprintf("calibration: %d of %d marks, error %.2f mm, %.2f px/mm at the dealer",
 		len(c.Found), len(c.Table.Marks), c.RMS, c.PxPerMM(centre(c.Table.Dealer.Polygon)))
+	if len(c.Table.Points) > 0 {
+		summary = fmt.Sprintf("calibration: %d point pairs, error %.2f mm, %.2f px/mm at the dealer",
+			len(c.Table.Points), c.RMS, c.PxPerMM(centre(c.Table.Dealer.Polygon)))
+	}
 	putText(img, summary, -20, float64(img.Rows())-20*scale, scale*1.3, color.RGBA{R: 255, G: 255, B: 255, A: 255}, thick+1)
+}
+
+// drawPairs draws each point pair: a ring on its picture point, a cross
+// where the solution puts its felt point, a line between them, and its
+// number and error in mm.
+func (c *Calibration) drawPairs(img *gocv.Mat, thick int, scale float64) {
+	errs := c.PairErrors()
+	for i, p := range c.Table.Points {
+		at := clampPt(p.Picture.X, p.Picture.Y)
+		x, y := c.ToImage(p.Felt)
+		solved := clampPt(x, y)
+		gocv.Line(img, at, solved, pairSolved, thick)
+		arm := 4 * thick
+		gocv.Line(img, image.Pt(solved.X-arm, solved.Y-arm), image.Pt(solved.X+arm, solved.Y+arm), pairSolved, thick)
+		gocv.Line(img, image.Pt(solved.X-arm, solved.Y+arm), image.Pt(solved.X+arm, solved.Y-arm), pairSolved, thick)
+		gocv.Circle(img, at, 6*thick, pairPicture, thick+1)
+		putText(img, fmt.Sprintf("%d: %.1f mm", i+1, errs[i]), p.Picture.X, p.Picture.Y-10*float64(thick), scale, pairPicture, thick)
+	}
+}
+
+// DrawPairs marks each point pair's picture point with its number, for a
+// table whose pairs could not be solved: the installer sees where each
+// pair was put in the picture.
+func DrawPairs(img *gocv.Mat, t *Table) {
+	if img.Empty() {
+		return
+	}
+	thick := max(1, img.Cols()/960)
+	for i, p := range t.Points {
+		gocv.Circle(img, clampPt(p.Picture.X, p.Picture.Y), 6*thick, pairPicture, thick+1)
+		putText(img, p.label(i), p.Picture.X, p.Picture.Y-10*float64(thick), float64(thick)*0.6, pairPicture, thick)
+	}
 }
 
 // polyline draws a table-plane polygon, following the lens's curve by

@@ -46,55 +46,31 @@ const (
 // ErrCalibration is wrapped by every error Solve returns.
 var ErrCalibration = errors.New("calibration failed")
 
-// FromCorrespondences solves the mapping from mark corners matched to
-// their table positions. It fits a homography and one radial distortion
-// term, choosing the term that makes the corners agree best.
+// FromCorrespondences solves the mapping from image points matched to
+// their table positions (mark corners, or an installer's point pairs). It
+// fits a homography and one radial distortion term, choosing the term that
+// makes the points agree best; with fewer than MinLensPoints points the
+// term is left at 0, since a homography alone fits four points exactly.
 func FromCorrespondences(t *Table, pts []Correspondence) (*Calibration, error) {
-	if len(pts) < 8 {
-		return nil, fmt.Errorf("%w: %d mark corners seen; need at least 8 (two marks)", ErrCalibration, len(pts))
+	if len(pts) < MinPoints {
+		return nil, fmt.Errorf("%w: %d points seen; need at least %d", ErrCalibration, len(pts), MinPoints)
 	}
 	c := &Calibration{
 		Table: t,
 		cx:    float64(t.ImageWidth) / 2, cy: float64(t.ImageHeight) / 2,
 		norm: math.Hypot(float64(t.ImageWidth), float64(t.ImageHeight)) / 2,
 	}
-	fit := func(k float64) (float64, [3][3]float64, bool) {
-		c.k = k
-		src := make([]Point, len(pts))
-		dst := make([]Point, len(pts))
-		for i, p := range pts {
-			x, y := c.undistort(p.X, p.Y)
-			src[i], dst[i] = Point{x, y}, p.Table
-		}
-		h, ok := fitHomography(src, dst)
-		if !ok {
-			return math.Inf(1), h, false
-		}
-		return rms(h, src, dst), h, true
-	}
-	// The error is smooth in k: scan, then narrow by golden section.
-	best, bestK := math.Inf(1), 0.0
-	for k := -0.3; k <= 0.3001; k += 0.02 {
-		if e, _, ok := fit(k); ok && e < best {
-			best, bestK = e, k
+	k := 0.0
+	if len(pts) >= MinLensPoints {
+		var ok bool
+		if k, ok = bestLens(c, pts); !ok {
+			return nil, fmt.Errorf("%w: the points are in a line or on top of each other", ErrCalibration)
 		}
 	}
-	if math.IsInf(best, 1) {
-		return nil, fmt.Errorf("%w: the marks seen are in a line or on top of each other", ErrCalibration)
+	e, h, ok := c.fit(k, pts)
+	if !ok {
+		return nil, fmt.Errorf("%w: the points are in a line or on top of each other", ErrCalibration)
 	}
-	lo, hi := bestK-0.02, bestK+0.02
-	const phi = 0.6180339887498949
-	for range 40 {
-		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
-		ea, _, _ := fit(a)
-		eb, _, _ := fit(b)
-		if ea < eb {
-			hi = b
-		} else {
-			lo = a
-		}
-	}
-	e, h, _ := fit((lo + hi) / 2)
 	c.h, c.RMS = h, e
 	inv, ok := invert(h)
 	if !ok {
@@ -102,6 +78,50 @@ func FromCorrespondences(t *Table, pts []Correspondence) (*Calibration, error) {
 	}
 	c.hInv = inv
 	return c, nil
+}
+
+// fit sets the lens term to k and fits the homography to pts; it returns
+// the points' RMS error in mm, and false when they fix no homography.
+func (c *Calibration) fit(k float64, pts []Correspondence) (float64, [3][3]float64, bool) {
+	c.k = k
+	src := make([]Point, len(pts))
+	dst := make([]Point, len(pts))
+	for i, p := range pts {
+		x, y := c.undistort(p.X, p.Y)
+		src[i], dst[i] = Point{x, y}, p.Table
+	}
+	h, ok := fitHomography(src, dst)
+	if !ok {
+		return math.Inf(1), h, false
+	}
+	return rms(h, src, dst), h, true
+}
+
+// bestLens finds the lens term under which pts agree best. The error is
+// smooth in k: scan, then narrow by golden section.
+func bestLens(c *Calibration, pts []Correspondence) (float64, bool) {
+	best, bestK := math.Inf(1), 0.0
+	for k := -0.3; k <= 0.3001; k += 0.02 {
+		if e, _, ok := c.fit(k, pts); ok && e < best {
+			best, bestK = e, k
+		}
+	}
+	if math.IsInf(best, 1) {
+		return 0, false
+	}
+	lo, hi := bestK-0.02, bestK+0.02
+	const phi = 0.6180339887498949
+	for range 40 {
+		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		ea, _, _ := c.fit(a, pts)
+		eb, _, _ := c.fit(b, pts)
+		if ea < eb {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	return (lo + hi) / 2, true
 }
 
 // check turns a poor solution into an error that says what to fix.

@@ -25,8 +25,9 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Table is an installation's table file: the reference marks and zones as
-// measured on the felt. Version 1 of the format.
+// Table is an installation's table file: the reference marks, or the point
+// pairs, and the zones as measured on the felt. Version 1 of the format.
+// It gives either Marks or Points, not both.
 type Table struct {
 	Version int    `json:"version"`
 	Units   string `json:"units"`
@@ -34,10 +35,15 @@ type Table struct {
 	ImageWidth  int `json:"image_width"`
 	ImageHeight int `json:"image_height"`
 	// Dictionary names the ArUco dictionary of the marks: "DICT_4X4_50".
-	Dictionary string `json:"dictionary"`
-	Marks      []Mark `json:"marks"`
-	Seats      []Zone `json:"seats"`
-	Dealer     Zone   `json:"dealer"`
+	// A table calibrated from points needs none.
+	Dictionary string `json:"dictionary,omitempty"`
+	Marks      []Mark `json:"marks,omitempty"`
+	// Points calibrate a felt with no marks: features printed on it (a
+	// betting circle's centre, a box's corner) found in a frame and
+	// measured on the felt.
+	Points []PointPair `json:"points,omitempty"`
+	Seats  []Zone      `json:"seats"`
+	Dealer Zone        `json:"dealer"`
 	// Truth is the camera a synthetic test clip was rendered with. Real
 	// installations have none, and the monitor never reads it.
 	Truth json.RawMessage `json:"truth,omitempty"`
@@ -53,6 +59,27 @@ type Mark struct {
 	// marker's own top-left.
 	Corners [4]Point `json:"corners"`
 }
+
+// PointPair is one felt feature as the camera sees it and as measured on
+// the felt: {"name": "seat 3 bet circle", "px": [812, 440], "mm": [100, 200]}.
+type PointPair struct {
+	// Name says which feature it is, for the installer; it may be empty.
+	Name string `json:"name,omitempty"`
+	// Picture is where the feature lies in the camera's frame, in pixels
+	// (x right, y down, from the top-left corner).
+	Picture Point `json:"px"`
+	// Felt is where it lies on the table plane, in mm.
+	Felt Point `json:"mm"`
+}
+
+// MinPoints is how many point pairs fix a homography. With fewer than
+// MinLensPoints the lens is taken as distortion-free. MaxPoints bounds the
+// work of solving: a few dozen pairs spread over the view are plenty.
+const (
+	MinPoints     = 4
+	MinLensPoints = 6
+	MaxPoints     = 100
+)
 
 // Zone is a seat's or the dealer's area on the felt.
 type Zone struct {
@@ -105,6 +132,46 @@ func (t *Table) Validate() error {
 	if t.ImageWidth < 64 || t.ImageHeight < 64 || t.ImageWidth > 16384 || t.ImageHeight > 16384 {
 		return bad("image size %dx%d: want the camera's frame size", t.ImageWidth, t.ImageHeight)
 	}
+	if err := t.validateReference(); err != nil {
+		return err
+	}
+	seats := map[int]bool{}
+	for _, z := range t.Seats {
+		if z.Seat < 1 || seats[z.Seat] {
+			return bad("seat zone %d: want seat numbers from 1, each once", z.Seat)
+		}
+		seats[z.Seat] = true
+		if err := checkPolygon(z.Polygon); err != nil {
+			return bad("seat %d zone: %v", z.Seat, err)
+		}
+	}
+	if len(t.Seats) == 0 {
+		return bad("no seat zones")
+	}
+	if err := checkPolygon(t.Dealer.Polygon); err != nil {
+		return bad("dealer zone: %v", err)
+	}
+	return nil
+}
+
+// validateReference checks what the camera is calibrated from: the marks
+// or the point pairs.
+func (t *Table) validateReference() error {
+	switch {
+	case len(t.Marks) > 0 && len(t.Points) > 0:
+		return fmt.Errorf("%w: both marks and points: give one, marks on a felt that has them, points on one that does not", ErrTable)
+	case len(t.Points) > 0:
+		return t.validatePoints()
+	case len(t.Marks) == 0:
+		return fmt.Errorf("%w: no marks and no points: give \"marks\" (the ArUco marks printed on the felt) or \"points\" (at least %d pairs of a picture point and the same felt point)", ErrTable, MinPoints)
+	}
+	return t.validateMarks()
+}
+
+func (t *Table) validateMarks() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrTable, fmt.Sprintf(format, a...))
+	}
 	if _, ok := dictionaries[t.Dictionary]; !ok {
 		return bad("dictionary %q: want one of DICT_4X4_50, DICT_5X5_50, DICT_6X6_50", t.Dictionary)
 	}
@@ -132,23 +199,97 @@ func (t *Table) Validate() error {
 			}
 		}
 	}
-	seats := map[int]bool{}
-	for _, z := range t.Seats {
-		if z.Seat < 1 || seats[z.Seat] {
-			return bad("seat zone %d: want seat numbers from 1, each once", z.Seat)
-		}
-		seats[z.Seat] = true
-		if err := checkPolygon(z.Polygon); err != nil {
-			return bad("seat %d zone: %v", z.Seat, err)
+	return nil
+}
+
+// validatePoints checks the point pairs: enough of them, each a number,
+// the picture points in the picture, no feature given twice, and not all
+// in a line, where a homography is undetermined.
+func (t *Table) validatePoints() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: points: %s", ErrTable, fmt.Sprintf(format, a...))
+	}
+	if t.Dictionary != "" {
+		if _, ok := dictionaries[t.Dictionary]; !ok {
+			return fmt.Errorf("%w: dictionary %q: want one of DICT_4X4_50, DICT_5X5_50, DICT_6X6_50, or none with points", ErrTable, t.Dictionary)
 		}
 	}
-	if len(t.Seats) == 0 {
-		return bad("no seat zones")
+	if len(t.Points) < MinPoints {
+		return bad("%d pairs: want at least %d (%d or more, out to the picture's edges, also measure the lens)", len(t.Points), MinPoints, MinLensPoints)
 	}
-	if err := checkPolygon(t.Dealer.Polygon); err != nil {
-		return bad("dealer zone: %v", err)
+	if len(t.Points) > MaxPoints {
+		return bad("%d pairs: want at most %d", len(t.Points), MaxPoints)
+	}
+	w, h := float64(t.ImageWidth), float64(t.ImageHeight)
+	for i, p := range t.Points {
+		if !finite(p.Picture) || !finite(p.Felt) {
+			return bad("pair %s: %v px, %v mm is not a number", p.label(i), p.Picture, p.Felt)
+		}
+		if p.Picture.X < 0 || p.Picture.Y < 0 || p.Picture.X > w || p.Picture.Y > h {
+			return bad("pair %s: picture point %v px lies outside the %dx%d picture", p.label(i), p.Picture, t.ImageWidth, t.ImageHeight)
+		}
+		for j, q := range t.Points[:i] {
+			if math.Hypot(p.Felt.X-q.Felt.X, p.Felt.Y-q.Felt.Y) < 1 || math.Hypot(p.Picture.X-q.Picture.X, p.Picture.Y-q.Picture.Y) < 1 {
+				return bad("pairs %s and %s are the same point", q.label(j), p.label(i))
+			}
+		}
+	}
+	felt := make([]Point, len(t.Points))
+	picture := make([]Point, len(t.Points))
+	for i, p := range t.Points {
+		felt[i], picture[i] = p.Felt, p.Picture
+	}
+	if inLine(felt, 5) || inLine(picture, 5) {
+		return bad("the %d pairs lie in a line: spread them over the camera's view, some near each corner", len(t.Points))
+	}
+	if len(t.Points) == MinPoints {
+		// Four pairs fix a homography only if no three are in a line.
+		for skip := range t.Points {
+			var idx []int
+			var f, p []Point
+			for i := range t.Points {
+				if i != skip {
+					idx = append(idx, i+1)
+					f, p = append(f, felt[i]), append(p, picture[i])
+				}
+			}
+			if inLine(f, 5) || inLine(p, 5) {
+				return bad("pairs %d, %d and %d lie in a line: four pairs need no three in a line; add pairs or move one", idx[0], idx[1], idx[2])
+			}
+		}
 	}
 	return nil
+}
+
+// label names a pair in messages: its number in the file, from 1, and its
+// name when it has one.
+func (p PointPair) label(i int) string {
+	if p.Name == "" {
+		return fmt.Sprint(i + 1)
+	}
+	return fmt.Sprintf("%d (%s)", i+1, p.Name)
+}
+
+// inLine reports whether pts lie within a strip of width about 2·tol
+// (their spread across their main direction is under tol, or under 5% of
+// their spread along it).
+func inLine(pts []Point, tol float64) bool {
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.X / float64(len(pts))
+		my += p.Y / float64(len(pts))
+	}
+	var sxx, sxy, syy float64
+	for _, p := range pts {
+		dx, dy := p.X-mx, p.Y-my
+		sxx += dx * dx / float64(len(pts))
+		sxy += dx * dy / float64(len(pts))
+		syy += dy * dy / float64(len(pts))
+	}
+	// The covariance's eigenvalues: the squared spreads along and across.
+	mean, d := (sxx+syy)/2, math.Hypot((sxx-syy)/2, sxy)
+	along, across := math.Sqrt(mean+d), math.Sqrt(math.Max(0, mean-d))
+	return across < tol || across < 0.05*along
 }
 
 func finite(p Point) bool {
