@@ -78,7 +78,13 @@ func (c *Calibration) drawPairs(img *gocv.Mat, thick int, scale float64) {
 		gocv.Line(img, image.Pt(solved.X-arm, solved.Y-arm), image.Pt(solved.X+arm, solved.Y+arm), pairSolved, thick)
 		gocv.Line(img, image.Pt(solved.X-arm, solved.Y+arm), image.Pt(solved.X+arm, solved.Y-arm), pairSolved, thick)
 		gocv.Circle(img, at, 6*thick, pairPicture, thick+1)
-		putText(img, fmt.Sprintf("%d: %.1f mm", i+1, errs[i]), p.Picture.X, p.Picture.Y-10*float64(thick), scale, pairPicture, thick)
+		// Labels start right of the ring, above it and below it in turn:
+		// neighbouring spots on a layout sit closer than a label is wide.
+		dy := -10 * float64(thick)
+		if i%2 == 1 {
+			dy = 18 * float64(thick)
+		}
+		putText(img, fmt.Sprintf("%d: %.1f mm", i+1, errs[i]), -(p.Picture.X + 4*float64(thick)), p.Picture.Y+dy, scale*0.75, pairPicture, thick)
 	}
 }
 
@@ -92,7 +98,7 @@ func DrawPairs(img *gocv.Mat, t *Table) {
 	thick := max(1, img.Cols()/960)
 	for i, p := range t.Points {
 		gocv.Circle(img, clampPt(p.Picture.X, p.Picture.Y), 6*thick, pairPicture, thick+1)
-		putText(img, p.label(i), p.Picture.X, p.Picture.Y-10*float64(thick), float64(thick)*0.6, pairPicture, thick)
+		putText(img, p.label(i), -(p.Picture.X + 8*float64(thick)), p.Picture.Y+4*float64(thick), float64(thick)*0.45, pairPicture, thick)
 	}
 }
 
