@@ -17,8 +17,8 @@ import (
 // calibrateUsage is the synopsis of monitor calibrate; --help lists the flags under it.
 const calibrateUsage = "monitor calibrate --frame IMG [--config FILE] [--table FILE] --out overlay.png"
 
-// runCalibrate solves the calibration on one frame and draws the marks
-// and zones over it, so an installer can check them by eye.
+// runCalibrate solves the calibration on one frame and draws the marks (or
+// the point pairs) and zones over it, so an installer can check them by eye.
 func (m *Main) runCalibrate(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
 	framePath := fs.String("frame", "", "a frame from the camera: an image, or a video whose first frame is used")
@@ -37,7 +37,7 @@ func (m *Main) runCalibrate(ctx context.Context, args []string) error {
 		return err
 	}
 	if cfg.Table.Calibration == "" {
-		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks and zones are"}
+		return &ConfigError{"table.calibration", `""`, "set it to the table file that says where the marks (or point pairs) and zones are"}
 	}
 	table, err := calibration.Load(cfg.Table.Calibration)
 	if err != nil {
@@ -49,24 +49,31 @@ func (m *Main) runCalibrate(ctx context.Context, args []string) error {
 	}
 	defer frame.Close()
 
-	dets, err := calibration.Detect(frame, table)
+	c, solveErr, err := solveOnFrame(&frame, table)
 	if err != nil {
 		return err
-	}
-	c, solveErr := calibration.FromDetections(table, dets)
-	if solveErr != nil {
-		// Still show the installer what was found.
-		drawDetections(&frame, dets)
-	} else {
-		c.DrawOverlay(&frame)
 	}
 	if !gocv.IMWrite(*out, frame) {
 		return fmt.Errorf("cannot write the overlay to %s: use a .png or .jpg name in a folder that exists", *out)
 	}
 	if solveErr != nil {
-		return fmt.Errorf("%w (the marks found are drawn in %s)", solveErr, *out)
+		drawn := "the marks found are"
+		if len(table.Points) > 0 {
+			drawn = "the point pairs are"
+		}
+		return fmt.Errorf("%w (%s drawn in %s)", solveErr, drawn, *out)
 	}
-	fmt.Fprintf(m.Stdout, "calibration: %d of %d marks found, error %.2f mm; overlay written to %s\n", len(c.Found), len(table.Marks), c.RMS, *out)
+	if len(table.Points) > 0 {
+		worst, off := 0, 0.0
+		for i, e := range c.PairErrors() {
+			if e > off {
+				worst, off = i, e
+			}
+		}
+		fmt.Fprintf(m.Stdout, "calibration: %d point pairs, error %.2f mm, %.2f mm at worst (pair %d); overlay written to %s\n", len(table.Points), c.RMS, off, worst+1, *out)
+	} else {
+		fmt.Fprintf(m.Stdout, "calibration: %d of %d marks found, error %.2f mm; overlay written to %s\n", len(c.Found), len(table.Marks), c.RMS, *out)
+	}
 	if len(c.Missing) > 0 {
 		fmt.Fprintf(m.Stdout, "marks not found: %v\n", c.Missing)
 	}
@@ -74,6 +81,33 @@ func (m *Main) runCalibrate(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "%s: %.0f%% of its zone lies outside the camera's picture, where cards cannot be read: widen or move the camera\n", z.name, 100*z.share)
 	}
 	return nil
+}
+
+// solveOnFrame solves the calibration for a frame, from the marks found in
+// it or from the table's point pairs, and draws on the frame the overlay,
+// or, when the solution fails (solveErr), what the installer can check:
+// the marks found, or where the pairs lie in the picture.
+func solveOnFrame(frame *gocv.Mat, table *calibration.Table) (c *calibration.Calibration, solveErr, err error) {
+	if len(table.Points) > 0 {
+		if err := calibration.CheckFrame(*frame, table); err != nil {
+			return nil, nil, err
+		}
+		if c, solveErr = calibration.FromPoints(table); solveErr != nil {
+			calibration.DrawPairs(frame, table)
+			return nil, solveErr, nil
+		}
+	} else {
+		dets, err := calibration.Detect(*frame, table)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c, solveErr = calibration.FromDetections(table, dets); solveErr != nil {
+			drawDetections(frame, dets)
+			return nil, solveErr, nil
+		}
+	}
+	c.DrawOverlay(frame)
+	return c, nil, nil
 }
 
 // zoneOutOfView is a zone the camera does not wholly see.

@@ -19,9 +19,10 @@ func sample(name, ext string) string {
 	return filepath.Join("..", "..", "testvideos", name+"."+ext)
 }
 
-// replaySample replays a bundled clip with its log and config, from the
-// repository root so the model path in the config resolves.
-func replaySample(tb testing.TB, name, events string, video string) (results, stdout, stderr string, err error) {
+// replaySample replays a bundled clip with its log and config, and any
+// extra flags, from the repository root so the model path in the config
+// resolves.
+func replaySample(tb testing.TB, name, events string, video string, extra ...string) (results, stdout, stderr string, err error) {
 	tb.Helper()
 	out := filepath.Join(tb.TempDir(), "results.jsonl")
 	abs := func(p string) string {
@@ -32,6 +33,7 @@ func replaySample(tb testing.TB, name, events string, video string) (results, st
 		return a
 	}
 	args := []string{"replay", abs(video), "--events", abs(events), "--config", abs(sample(name, "yaml")), "--out", out}
+	args = append(args, extra...)
 	wd, _ := os.Getwd()
 	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
 		tb.Fatal(err)
