@@ -243,19 +243,28 @@ func (t *Table) validatePoints() error {
 		return bad("the %d pairs lie in a line: spread them over the camera's view, some near each corner", len(t.Points))
 	}
 	if len(t.Points) == MinPoints {
-		// Four pairs fix a homography only if no three are in a line.
-		for skip := range t.Points {
-			var idx []int
-			var f, p []Point
-			for i := range t.Points {
-				if i != skip {
-					idx = append(idx, i+1)
-					f, p = append(f, felt[i]), append(p, picture[i])
-				}
+		if three := threeInLine(felt, picture); three != nil {
+			return bad("pairs %d, %d and %d lie in a line: four pairs need no three in a line; add pairs or move one", three[0], three[1], three[2])
+		}
+	}
+	return nil
+}
+
+// threeInLine returns the numbers, from 1, of three of four pairs whose
+// felt or picture points lie in a line, where four pairs fix no
+// homography; nil when there are none.
+func threeInLine(felt, picture []Point) []int {
+	for skip := range felt {
+		var idx []int
+		var f, p []Point
+		for i := range felt {
+			if i != skip {
+				idx = append(idx, i+1)
+				f, p = append(f, felt[i]), append(p, picture[i])
 			}
-			if inLine(f, 5) || inLine(p, 5) {
-				return bad("pairs %d, %d and %d lie in a line: four pairs need no three in a line; add pairs or move one", idx[0], idx[1], idx[2])
-			}
+		}
+		if inLine(f, 5) || inLine(p, 5) {
+			return idx
 		}
 	}
 	return nil
