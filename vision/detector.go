@@ -695,4 +695,8 @@ func (d *Detector) merge() []Observation {
 // sameCardMM is how close two readings' centres must be to be one card.
 const sameCardMM = 10.0
 
-var black = color.RGBA{}
+// black and white, as drawing colours.
+var (
+	black = color.RGBA{}
+	white = color.RGBA{R: 255, G: 255, B: 255, A: 255}
+)

@@ -2,8 +2,8 @@ package vision
 
 import (
 	"image"
-	"image/color"
 	"math"
+	"slices"
 	"sort"
 
 	"gocv.io/x/gocv"
@@ -39,46 +39,77 @@ type read struct {
 func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	r := d.opts.PxPerMM
 	z.reads, z.batch, z.pending = z.reads[:0], z.batch[:0], z.pending[:0]
-	paper, skin := d.grid.paper.Region(z.roi), d.grid.skin.Region(z.roi)
+	d.paperMask(z)
+	d.skinMask(z)
+	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	z.fillBlobs(contours)
+	corners := d.blobCorners(z, contours)
+	skinPx := gocv.CountNonZero(z.skin)
+	z.busy = float64(skinPx) > 1500*r*r // a palm is some 7,000 mm²
+	at, frames, near := d.placeCorners(z, corners)
+	d.cutCrops(frame, z, at, frames, near)
+}
+
+// paperMask leaves in z.mask the zone's card paper, specks dropped.
+func (d *Detector) paperMask(z *zone) {
+	paper := d.grid.paper.Region(z.roi)
 	defer paper.Close()
-	defer skin.Close()
 	gocv.MorphologyEx(paper, &z.mask, gocv.MorphOpen, d.kernel)
 	// An index printed close to the edge breaks the white margin: close
 	// such gaps (a few mm) so the outline keeps the card's straight edge.
 	gocv.MorphologyEx(z.mask, &z.mask, gocv.MorphClose, d.bridge)
-	// The dealer's hand: skin-coloured felt-side pixels. Skin tones also
-	// edge the red pips and fill court figures, so only pixels away from
-	// the paper count.
+}
+
+// skinMask leaves in z.skin the dealer's hand: skin-coloured felt-side
+// pixels. Skin tones also edge the red pips and fill court figures, so
+// only pixels away from the paper (z.mask) count.
+func (d *Detector) skinMask(z *zone) {
+	skin := d.grid.skin.Region(z.roi)
+	defer skin.Close()
 	gocv.Dilate(z.mask, &z.grown, d.paperGrow)
 	gocv.Subtract(skin, z.grown, &z.skin) // masks are 0 or 255: skin and not grown
 	gocv.MorphologyEx(z.skin, &z.skin, gocv.MorphOpen, d.kernel)
-	// The felt has skin-coloured things of its own (the wooden rail, the
-	// Push 22 spots, chips): what was skin-coloured when the zone was
-	// first read is background, and a pixel leaves the background once it
-	// is not. So a hand in the very first frame is forgotten when it goes.
+	z.dropSkinBackground(d.paperGrow)
+}
+
+// dropSkinBackground takes the skin-coloured background out of z.skin.
+// The felt has skin-coloured things of its own (the wooden rail, the
+// Push 22 spots, chips): what was skin-coloured when the zone was first
+// read is background, and a pixel leaves the background once it is not.
+// So a hand in the very first frame is forgotten when it goes. The
+// background is widened by grow before it is taken out.
+func (z *zone) dropSkinBackground(grow gocv.Mat) {
 	if z.skinBG.Empty() {
 		z.skin.CopyTo(&z.skinBG)
 	} else {
 		gocv.BitwiseAnd(z.skinBG, z.skin, &z.skinBG)
 	}
-	gocv.Dilate(z.skinBG, &z.grown, d.paperGrow)
+	gocv.Dilate(z.skinBG, &z.grown, grow)
 	gocv.Subtract(z.skin, z.grown, &z.skin)
+}
 
-	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer contours.Close()
-	// The blobs filled in: where a card lies, court figures and pips
-	// included.
+// fillBlobs draws the paper blobs filled in into z.filled: where a card
+// lies, court figures and pips included.
+func (z *zone) fillBlobs(contours gocv.PointsVector) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
 		z.filled.Close()
 		z.filled = gocv.NewMatWithSize(z.mask.Rows(), z.mask.Cols(), gocv.MatTypeCV8U)
 	}
 	if contours.Size() > 0 {
-		gocv.DrawContours(&z.filled, contours, -1, color.RGBA{R: 255, G: 255, B: 255, A: 255}, -1)
+		gocv.DrawContours(&z.filled, contours, -1, white, -1)
 	}
-	var pic greyPicture
-	picOK := false
+}
+
+// blobCorners returns the card corners worth a crop on the outlines of
+// the zone's paper blobs (contours, in the zone's picture). A blob that is
+// one card on its own gives its rectangle's index corners, and the whole
+// rectangle is filled in in z.filled.
+func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
+	r := d.opts.PxPerMM
 	cardPx := cardW * cardH * r * r
+	grey, greyOK := newGreyPicture(d.grid.grey, z.roi)
 	var corners []corner
 	for i := 0; i < contours.Size(); i++ {
 		c := contours.At(i)
@@ -97,44 +128,47 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 			// 1001: a pip reaching the edge put a test point of
 			// bodyOnPaper in the notch, and the card went unseen).
 			pv := gocv.NewPointsVectorFromPoints([][]image.Point{rect[:]})
-			gocv.FillPoly(&z.filled, pv, color.RGBA{R: 255, G: 255, B: 255, A: 255})
+			gocv.FillPoly(&z.filled, pv, white)
 			pv.Close()
 			corners = append(corners, rc...)
 			continue
 		}
-		approx := gocv.ApproxPolyDP(c, 0.8*r, true)
-		pts := approx.ToPoints()
-		approx.Close()
-		found := findCorners(pts, 7*r, 14*r, 25)
-		found = append(found, notchedCorners(pts, found, r)...)
-		found = append(found, completedCorners(pts, found, r)...)
-		if a > 1.3*cardPx { // more than one card: look for hidden corners
-			if pic.px == nil {
-				pic, picOK = newGreyPicture(d.grid.grey, z.roi)
-			}
-			if picOK {
-				found = append(found, findJunctions(pic, pts, r, found)...)
-			}
+		var hidden *greyPicture // more than one card: look for hidden corners
+		if a > 1.3*cardPx && greyOK {
+			hidden = &grey
 		}
-		// A corner the outline shows to be a card's top right or bottom
-		// left is not worth a crop: the model would read none there.
-		for _, fc := range found {
-			if !noIndexAt(pts, fc, r) {
-				corners = append(corners, fc)
-			}
-		}
+		corners = append(corners, outlineCorners(c, hidden, r)...)
 	}
-	skinPx := gocv.CountNonZero(z.skin)
-	z.busy = float64(skinPx) > 1500*r*r // a palm is some 7,000 mm²
+	return corners
+}
 
-	// Cut a crop at each corner from the full frame.
-	for len(z.crops) < len(corners) {
-		z.crops = append(z.crops, gocv.NewMat())
+// outlineCorners returns the corners worth a crop on the outline c of a
+// blob that is not one card on its own (r pixels a mm): the outline's
+// card-like corners, those an index notch hides, and those a card's size
+// completes; with the zone's grey picture, where the blob is more than
+// one card, also the corners hidden along its straight stretches.
+func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64) []corner {
+	approx := gocv.ApproxPolyDP(c, 0.8*r, true)
+	pts := approx.ToPoints()
+	approx.Close()
+	found := findCorners(pts, 7*r, 14*r, 25)
+	found = append(found, notchedCorners(pts, found, r)...)
+	found = append(found, completedCorners(pts, found, r)...)
+	if grey != nil {
+		found = append(found, findJunctions(*grey, pts, r, found)...)
 	}
-	used := make([]bool, len(z.cache))
-	var at []corner // on the table
-	var frames []classify.Frame
-	var near []corner // in the zone's picture
+	// A corner the outline shows to be a card's top right or bottom
+	// left is not worth a crop: the model would read none there.
+	return slices.DeleteFunc(found, func(fc corner) bool { return noIndexAt(pts, fc, r) })
+}
+
+// placeCorners places corners found in the zone's picture on the table,
+// leaving out those along the zone's border and those with no crop frame
+// in the image. For each corner kept it returns its place on the table,
+// where its crop is cut in the image, and the corner in the zone's
+// picture.
+func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames []classify.Frame, near []corner) {
+	r := d.opts.PxPerMM
 	for _, c := range corners {
 		if alongBorder(c, z.mask.Cols(), z.mask.Rows(), r) {
 			continue
@@ -149,6 +183,19 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		}
 		at, frames, near = append(at, tc), append(frames, f), append(near, c)
 	}
+	return at, frames, near
+}
+
+// cutCrops cuts a crop from the full frame at each corner worth reading
+// (at on the table, frames in the image, near in the zone's picture) and
+// adds its reading to z.reads: a crop that looks as it did when last read
+// keeps that reading, the others wait in z.batch for the model. Cached
+// readings no corner looks as before are dropped.
+func (d *Detector) cutCrops(frame gocv.Mat, z *zone, at []corner, frames []classify.Frame, near []corner) {
+	for len(z.crops) < len(at) {
+		z.crops = append(z.crops, gocv.NewMat())
+	}
+	used := make([]bool, len(z.cache))
 	onPaper := func(p point2) bool { return d.onPaper(z, p) }
 	for i, tc := range at {
 		// A corner is worth reading only if its reading could count
@@ -178,7 +225,12 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 		z.pending = append(z.pending, len(z.reads))
 		z.reads = append(z.reads, rd)
 	}
-	// Keep the readings still in use; finishZone adds the new ones.
+	z.keepCache(used)
+}
+
+// keepCache keeps the cached readings still in use (used[k]) and closes
+// the others' crops; finishZone adds the new ones.
+func (z *zone) keepCache(used []bool) {
 	kept := z.cache[:0]
 	for k, c := range z.cache {
 		if used[k] {
