@@ -417,14 +417,42 @@ func (d *Detector) frameAt(c corner) classify.Frame {
 // card agree on where its centre is, and so do the corners of a back.
 func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observation {
 	var out []Observation
-	// Faces: the centre lies 31.5 mm along U and 44 mm along V from an
-	// index corner.
-	type group struct {
-		face
-		n      int
-		capped bool
+	for _, g := range faceGroups(reads, onPaper) {
+		conf := g.conf
+		if g.capped {
+			conf = math.Min(conf, d.opts.CoveredConfidence)
+		}
+		out = append(out, d.observation(g.card, conf, false, g.centre, g.v))
 	}
-	var faces []*group
+	for _, b := range backs(reads) {
+		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
+	}
+	return out
+}
+
+// faceGroup is the index corners read as one card whose centres agree:
+// n of them, capped if the dealer's hand was near any. conf is the
+// surest reading's.
+type faceGroup struct {
+	face
+	n      int
+	capped bool
+}
+
+// faceGroups returns the card faces the index readings show, each once.
+func faceGroups(reads []read, onPaper func(point2) bool) []*faceGroup {
+	faces := groupIndices(reads, onPaper)
+	dropSamePlace(faces)
+	dropTurned(faces)
+	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return g.n == 0 })
+}
+
+// groupIndices groups the readings of an index that count by card and
+// centre: the centre lies 31.5 mm along U and 44 mm along V from an index
+// corner. A reading counts when its card lies on the paper and no surer
+// reading of the same index stands in for it.
+func groupIndices(reads []read, onPaper func(point2) bool) []*faceGroup {
+	var faces []*faceGroup
 	for i, rd := range reads {
 		if !rd.res.Card.Valid() || rereadIndex(reads, i, onPaper) {
 			continue
@@ -433,7 +461,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 			continue
 		}
 		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
-		var g *group
+		var g *faceGroup
 		for _, f := range faces {
 			if f.card == rd.res.Card && f.centre.sub(c).len() < 10 {
 				g = f
@@ -441,7 +469,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 			}
 		}
 		if g == nil {
-			g = &group{face: face{card: rd.res.Card, centre: c, v: rd.at.V}}
+			g = &faceGroup{face: face{card: rd.res.Card, centre: c, v: rd.at.V}}
 			faces = append(faces, g)
 		} else {
 			g.centre = g.centre.scale(float64(g.n)).add(c).scale(1 / float64(g.n+1))
@@ -450,7 +478,12 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 		g.conf = math.Max(g.conf, rd.res.Confidence)
 		g.capped = g.capped || rd.capped
 	}
-	// Two groups at one place are one card read two ways: keep the surer.
+	return faces
+}
+
+// dropSamePlace empties (n = 0) each group that lies where a surer one
+// does: two groups at one place are one card read two ways.
+func dropSamePlace(faces []*faceGroup) {
 	for i, g := range faces {
 		for j, h := range faces {
 			if i != j && g.n > 0 && h.n > 0 && g.centre.sub(h.centre).len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
@@ -458,13 +491,17 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 			}
 		}
 	}
-	// A deck with an index in every corner is read at a corner of the
-	// other kind too, a quarter turned: its card's centre comes out
-	// (cardH-cardW)/2 off along both of the card's axes, and turned a
-	// quarter. Where the same card is read surer as the card that corner
-	// is of, the turned reading is that card's. So is a doubtful reading
-	// of another card there: the turned index misread (dondorf's 6♦ as a
-	// 9♦ at 0.42, seed 2204 round 1033, which put a 9♦ in the hand).
+}
+
+// dropTurned empties (n = 0) each group that is another's turned reading.
+// A deck with an index in every corner is read at a corner of the other
+// kind too, a quarter turned: its card's centre comes out (cardH-cardW)/2
+// off along both of the card's axes, and turned a quarter. Where the same
+// card is read surer as the card that corner is of, the turned reading is
+// that card's. So is a doubtful reading of another card there: the turned
+// index misread (dondorf's 6♦ as a 9♦ at 0.42, seed 2204 round 1033,
+// which put a 9♦ in the hand).
+func dropTurned(faces []*faceGroup) {
 	for _, g := range faces {
 		for _, h := range faces {
 			if g.n > 0 && h.n > 0 && h != g && turnedReading(g.face, h.face) {
@@ -472,24 +509,45 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 			}
 		}
 	}
-	for _, g := range faces {
-		if g.n == 0 {
-			continue
+}
+
+// backHyp is where a back could lie: its centre and long axis, how many
+// corners read as a back agree on it, and the surest reading among them.
+type backHyp struct {
+	centre, v point2
+	votes     int
+	conf      float64
+}
+
+// backs returns the card backs the readings show. A corner cannot tell
+// which edge is the short one, so each offers two centres; the corners of
+// one back agree on one of them. The places most corners agree on stand,
+// each clear of the others.
+func backs(reads []read) []*backHyp {
+	hyps := backHyps(reads)
+	sort.SliceStable(hyps, func(i, j int) bool { return hyps[i].votes > hyps[j].votes })
+	var out []*backHyp
+	for _, h := range hyps {
+		if h.votes < 2 {
+			break
 		}
-		conf := g.conf
-		if g.capped {
-			conf = math.Min(conf, d.opts.CoveredConfidence)
+		clash := false
+		for _, b := range out {
+			if b.centre.sub(h.centre).len() < 40 {
+				clash = true
+			}
 		}
-		out = append(out, d.observation(g.card, conf, false, g.centre, g.v))
+		if !clash {
+			out = append(out, h)
+		}
 	}
-	// Backs: a corner cannot tell which edge is the short one, so each
-	// offers two centres; the corners of one back agree on one of them.
-	type hyp struct {
-		centre, v point2
-		votes     int
-		conf      float64
-	}
-	var hyps []*hyp
+	return out
+}
+
+// backHyps collects the places the readings of a back offer for its
+// centre, each with the corners that agree on it.
+func backHyps(reads []read) []*backHyp {
+	var hyps []*backHyp
 	for _, rd := range reads {
 		if !rd.res.Back {
 			continue
@@ -505,30 +563,11 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 				}
 			}
 			if !matched {
-				hyps = append(hyps, &hyp{centre: h.c, v: h.v, votes: 1, conf: rd.res.Confidence})
+				hyps = append(hyps, &backHyp{centre: h.c, v: h.v, votes: 1, conf: rd.res.Confidence})
 			}
 		}
 	}
-	sort.SliceStable(hyps, func(i, j int) bool { return hyps[i].votes > hyps[j].votes })
-	var backs []*hyp
-	for _, h := range hyps {
-		if h.votes < 2 {
-			break
-		}
-		clash := false
-		for _, b := range backs {
-			if b.centre.sub(h.centre).len() < 40 {
-				clash = true
-			}
-		}
-		if !clash {
-			backs = append(backs, h)
-		}
-	}
-	for _, b := range backs {
-		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
-	}
-	return out
+	return hyps
 }
 
 // face is a card face read somewhere: the card, how surely, and where it
@@ -540,7 +579,7 @@ type face struct {
 }
 
 // turnedReading reports whether h is g's card seen at a corner of the
-// other kind, a quarter turned (observe): its centre (cardH-cardW)/2 off
+// other kind, a quarter turned (dropTurned): its centre (cardH-cardW)/2 off
 // along both of g's axes, its axis square to g's, and read less surely,
 // either as the same card or doubtfully as another.
 func turnedReading(g, h face) bool {
