@@ -695,6 +695,27 @@ func (d *Detector) merge() []Observation {
 // sameCardMM is how close two readings' centres must be to be one card.
 const sameCardMM = 10.0
 
+// What a zone's paper blobs and skin are taken for, and which corners of
+// a blob's outline are card corners (prepareZone). A card's area is
+// cardW×cardH.
+const (
+	minBlobCards  = 0.35   // cards' areas: a smaller blob is a chip or printing
+	maxBlobCards  = 20.0   // cards' areas: a larger blob is a sleeve across the felt
+	severalCards  = 1.3    // cards' areas: a larger blob is more than one card, with corners hidden inside it
+	outlineTolMM  = 0.8    // mm: how far the polygon of a blob's outline strays from the outline at most
+	cornerEdgeMM  = 7.0    // mm: the shortest straight edge that counts as a card's edge at a corner
+	cornerGapMM   = 14.0   // mm: the most outline (a corner's rounding) between a corner's two edges
+	cornerTurnDeg = 25.0   // degrees: how far off a right angle a corner's edges may meet
+	busySkinMM2   = 1500.0 // mm²: the skin in a zone that is the dealer's hand (a palm is some 7,000 mm²)
+)
+
+// How index and back readings make cards (observe).
+const (
+	sameFaceMM  = 10.0 // mm: the centres two index readings of one card give lie closer than this
+	backClashMM = 40.0 // mm: a back centred closer than this to one more corners agree on is that back
+	backVotes   = 2    // corners: how many read as a back must agree on its centre
+)
+
 // black and white, as drawing colours.
 var (
 	black = color.RGBA{}

@@ -46,7 +46,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	z.fillBlobs(contours)
 	corners := d.blobCorners(z, contours)
 	skinPx := gocv.CountNonZero(z.skin)
-	z.busy = float64(skinPx) > 1500*r*r // a palm is some 7,000 mm²
+	z.busy = float64(skinPx) > busySkinMM2*r*r
 	at, frames, near := d.placeCorners(z, corners)
 	d.cutCrops(frame, z, at, frames, near)
 }
@@ -114,7 +114,7 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 	for i := 0; i < contours.Size(); i++ {
 		c := contours.At(i)
 		a := gocv.ContourArea(c)
-		if a < 0.35*cardPx || a > 20*cardPx {
+		if a < minBlobCards*cardPx || a > maxBlobCards*cardPx {
 			continue // a chip, printing, or a sleeve across the felt
 		}
 		rr := gocv.MinAreaRect(c)
@@ -134,7 +134,7 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 			continue
 		}
 		var hidden *greyPicture // more than one card: look for hidden corners
-		if a > 1.3*cardPx && greyOK {
+		if a > severalCards*cardPx && greyOK {
 			hidden = &grey
 		}
 		corners = append(corners, outlineCorners(c, hidden, r)...)
@@ -148,10 +148,10 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 // completes; with the zone's grey picture, where the blob is more than
 // one card, also the corners hidden along its straight stretches.
 func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64) []corner {
-	approx := gocv.ApproxPolyDP(c, 0.8*r, true)
+	approx := gocv.ApproxPolyDP(c, outlineTolMM*r, true)
 	pts := approx.ToPoints()
 	approx.Close()
-	found := findCorners(pts, 7*r, 14*r, 25)
+	found := findCorners(pts, cornerEdgeMM*r, cornerGapMM*r, cornerTurnDeg)
 	found = append(found, notchedCorners(pts, found, r)...)
 	found = append(found, completedCorners(pts, found, r)...)
 	if grey != nil {
@@ -463,7 +463,7 @@ func groupIndices(reads []read, onPaper func(point2) bool) []*faceGroup {
 		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
 		var g *faceGroup
 		for _, f := range faces {
-			if f.card == rd.res.Card && f.centre.sub(c).len() < 10 {
+			if f.card == rd.res.Card && f.centre.sub(c).len() < sameFaceMM {
 				g = f
 				break
 			}
@@ -528,12 +528,12 @@ func backs(reads []read) []*backHyp {
 	sort.SliceStable(hyps, func(i, j int) bool { return hyps[i].votes > hyps[j].votes })
 	var out []*backHyp
 	for _, h := range hyps {
-		if h.votes < 2 {
+		if h.votes < backVotes {
 			break
 		}
 		clash := false
 		for _, b := range out {
-			if b.centre.sub(h.centre).len() < 40 {
+			if b.centre.sub(h.centre).len() < backClashMM {
 				clash = true
 			}
 		}
