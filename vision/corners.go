@@ -277,10 +277,9 @@ func edgeWithin(poly []image.Point, q point2, lim float64, from int) (edge int, 
 // that runs straight for nearly a card's width (cardW) or length (cardH)
 // and then turns in, into the card, ends at the card's next corner, which
 // lies exactly cardW or cardH along it. An index printed near the edge
-// notches the outline there (neoclassical's 9♦, seed 2213 round 1035: its
-// index corner's side edge, 14 mm of it on the felt, broke into pieces
-// too short for findCorners), so the corner is placed by the card's
-// size, not by the outline. Corners within 4 mm of one in have are left
+// notches the outline there (a side edge with 14 mm of it on the felt
+// breaks into pieces too short for findCorners), so the corner is placed
+// by the card's size, not by the outline. Corners within 4 mm of one in have are left
 // out; the model reads the others, and answers none where no index is.
 func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 	n := len(poly)
@@ -358,9 +357,8 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 // Both tests are needed. Cards in a row, as the dealer lays them, share
 // straight edges, so a short edge can run on for long; and a corner
 // squared to a notch (an index printed at the edge) has a V edge that is
-// only the notch's side: the dealer's A♠ of dondorf seed 2213 round 1032,
-// whose better index corner was left unread when a V run of 10 mm was
-// enough.
+// only the notch's side: were a V run of 10 mm enough, such an index
+// corner would be left unread.
 func noIndexAt(poly []image.Point, c corner, r float64) bool {
 	const short = cardW + 7
 	v := runAlong(poly, c.P, c.V, r, short+1)

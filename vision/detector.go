@@ -93,9 +93,8 @@ type Detector struct {
 // openingKernel is the kernel that opens the paper and skin masks,
 // dropping specks. A cross, not a square: a square also eats a white
 // margin 1.5 mm wide between an index or a pip and the card's edge when
-// it runs slantwise, and the notch it leaves loses the card (dondorf's
-// K♥ that bust seat 1's hand in seed 2210 round 1018; dondorf's T♥ on a
-// grid of 1.5 px/mm). The caller closes it.
+// it runs slantwise, and the notch it leaves loses the card. The caller
+// closes it.
 func openingKernel() gocv.Mat { return gocv.GetStructuringElement(gocv.MorphCross, image.Pt(3, 3)) }
 
 // grid is the table rectified once for all zones, which overlap: a
@@ -671,8 +670,8 @@ func (d *Detector) merge() []Observation {
 		}
 	}
 	// A card's turned index is often read by a zone that does not read
-	// the card's own index (dondorf seed 2207 round 1045: a 9♣ read at
-	// 0.51 by one zone, 18 mm from the 9♣ another read at 0.97).
+	// the card's own index (a 9♣ read at 0.51 by one zone, 18 mm from
+	// the 9♣ another read at 0.97).
 	faceOf := func(o Observation) face {
 		a := o.Angle * math.Pi / 180
 		return face{card: o.Card, conf: o.Confidence, centre: point2{o.Center.X, o.Center.Y}, v: point2{math.Cos(a), math.Sin(a)}}

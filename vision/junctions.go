@@ -77,8 +77,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// The junctions at s pixels along from a: the side edge going in,
 		// and where a piece of outline ends, the outline may run on along
 		// a card's long edge past its index corner (a sideways double
-		// lying over the hand beside it, tigullio seed 2206 round 1038):
-		// its short edge is the side edge going in, and its frame is this
+		// lying over the hand beside it): its short edge is the side edge going in, and its frame is this
 		// one turned a quarter.
 		at := func(s float64) []corner {
 			p := a.add(d.scale(s))
@@ -101,9 +100,9 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		}
 		// Where the outline bends off a piece's end, that piece's card
 		// edge may run on inside the blob, over the card beneath, to a
-		// corner of its own (tigullio seed 2236 round 1003: a sideways
-		// double whose top edge ran 22 mm on over the next hand's J♥, its
-		// corner 4 mm inside the J♥'s edge). The search goes on from
+		// corner of its own (a sideways double's top edge may run 22 mm
+		// on over the next hand's card, its corner 4 mm inside that
+		// card's edge). The search goes on from
 		// either end a whole pixel at a time.
 		var past []float64
 		if runsBack {
@@ -194,8 +193,8 @@ func insidePoly(poly []image.Point, q point2) bool {
 // figure or a column of pips, not another card's edge. Cards in a row lie
 // further apart than that, or their index would not show. Only corners
 // found on the outline count: a junction kept may itself be such a line
-// (neoclassical seed 2238 round 1005: a line on the dealer's Q♦ 14.7 mm
-// from its corner, and the hole card's corner 7 mm past it).
+// (a line on a court card 14.7 mm from its corner, and the next card's
+// corner 7 mm past it).
 func offFace(js, known []corner, r float64) []corner {
 	const (
 		nearMM, farMM = 5.0, 14.0

@@ -84,7 +84,11 @@ func TestBodyOnPaper(t *testing.T) {
 // every corner, read also at a corner of the other kind a quarter turned,
 // is one card, even where that turned index is misread doubtfully as
 // another card; so is an index read from two corners a few millimetres
-// and degrees apart; while two cards alike in one hand stay two.
+// and degrees apart; while two cards alike in one hand stay two. The
+// misread turned index is dondorf's 6♦ read as a 9♦ at 0.42 in seed 2204
+// round 1033, which put a 9♦ in the hand; the index read from two corners
+// is neoclassical's Q♥ in seed 2250 round 1020, read at 0.97 and 0.96
+// from corners 4 mm and 14° apart, which busted seat 3's hand.
 func TestObserveTurnedReading(t *testing.T) {
 	var pts []calibration.Correspondence
 	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {

@@ -124,9 +124,9 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 		if rect, rc, ok := singleCard(rr, a, cardPx, r); ok {
 			// A card on its own: its rectangle is sure even where an index
 			// or a pip printed close to the edge notches the outline, and
-			// the whole rectangle is paper (dondorf's T♥, seed 2204 round
-			// 1001: a pip reaching the edge put a test point of
-			// bodyOnPaper in the notch, and the card went unseen).
+			// the whole rectangle is paper: a pip reaching the edge would
+			// put a test point of bodyOnPaper in the notch, and the card
+			// go unseen.
 			pv := gocv.NewPointsVectorFromPoints([][]image.Point{rect[:]})
 			gocv.FillPoly(&z.filled, pv, white)
 			pv.Close()
@@ -377,8 +377,7 @@ func (d *Detector) skinNear(z *zone, c corner) bool {
 // from two corners at different angles (the outline's own corner, and a
 // junction beside it). Taken as two, their centres lie apart by the card's
 // half-diagonal times the angle between them, and the card counts twice
-// (neoclassical seed 2250 round 1020: a QH read at 0.97 and 0.96 from
-// corners 4 mm and 14° apart, centres 14 mm apart, busted seat 3's hand).
+// (corners 4 mm and 14° apart put the centres some 14 mm apart).
 // Two cards alike never lie with their index corners that close: the upper
 // would hide the lower's index. Only a reading that counts (its card on
 // the paper) stands in for another.
@@ -499,8 +498,8 @@ func dropSamePlace(faces []*faceGroup) {
 // off along both of the card's axes, and turned a quarter. Where the same
 // card is read surer as the card that corner is of, the turned reading is
 // that card's. So is a doubtful reading of another card there: the turned
-// index misread (dondorf's 6♦ as a 9♦ at 0.42, seed 2204 round 1033,
-// which put a 9♦ in the hand).
+// index misread (a 6♦ read as a 9♦ at 0.42 would put a 9♦ in the
+// hand).
 func dropTurned(faces []*faceGroup) {
 	for _, g := range faces {
 		for _, h := range faces {
