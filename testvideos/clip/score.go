@@ -20,14 +20,37 @@ type Score struct {
 	// FalseReview counts the false alerts that went out with severity
 	// review (their cards doubtful), which the bar counts all the same:
 	// an officer still has to look at each.
-	FalseReview   int
+	FalseReview int
+	// Cards counts the cards dealt (the dealer's and every hand's), and
+	// CardsRight those the results hold in the same place: the same hand
+	// of the same seat (or the dealer's) at the same position in it.
+	Cards, CardsRight int
+	// Reviews counts every alert that went out with severity review,
+	// false or not: each costs an officer a look.
+	Reviews       int
 	Mismatched    []string // rounds not rebuilt exactly: got and want
 	Missed, False []string // injected errors without alert; alerts without error, with their severity
 }
 
 func (s Score) String() string {
-	return fmt.Sprintf("%d of %d rounds rebuilt exactly, %d of %d injected errors caught, %d false alerts (%d for review)",
-		s.Exact, s.Rounds, s.Caught, s.Injected, s.FalseAlerts, s.FalseReview)
+	per1000 := func(n int) float64 { return 1000 * float64(n) / float64(max(s.Rounds, 1)) }
+	return fmt.Sprintf("%d of %d rounds rebuilt exactly, %d of %d cards read right (%.1f%%), %d of %d injected errors caught, "+
+		"%d false alerts (%d for review, %d sure), %d review alerts (%.0f per 1,000 rounds)",
+		s.Exact, s.Rounds, s.CardsRight, s.Cards, 100*float64(s.CardsRight)/float64(max(s.Cards, 1)), s.Caught, s.Injected,
+		s.FalseAlerts, s.FalseReview, s.FalseAlerts-s.FalseReview, s.Reviews, per1000(s.Reviews))
+}
+
+// Add adds o's counts to s (not its lists).
+func (s *Score) Add(o Score) {
+	s.Rounds += o.Rounds
+	s.Exact += o.Exact
+	s.Injected += o.Injected
+	s.Caught += o.Caught
+	s.FalseAlerts += o.FalseAlerts
+	s.FalseReview += o.FalseReview
+	s.Cards += o.Cards
+	s.CardsRight += o.CardsRight
+	s.Reviews += o.Reviews
 }
 
 // record is the part of a result line the score reads.
@@ -61,6 +84,7 @@ type record struct {
 func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 	rounds := map[string]game.Round{}
 	alerts := map[string]string{} // key: severity
+	s := Score{Rounds: len(t.Rounds), Injected: len(t.Injected)}
 	sc := bufio.NewScanner(results)
 	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
@@ -73,17 +97,22 @@ func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 			rounds[r.Round] = r.game()
 		case "alert":
 			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = r.Severity
+			if r.Severity == "review" {
+				s.Reviews++
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return Score{}, err
 	}
-	s := Score{Rounds: len(t.Rounds), Injected: len(t.Injected)}
 	for _, r := range t.Rounds {
 		want := r.Round
 		want.ID = ""
 		got := rounds[r.ID]
 		got.ID = ""
+		n, right := cardsRight(got, want)
+		s.Cards += n
+		s.CardsRight += right
 		if reflect.DeepEqual(got, want) {
 			s.Exact++
 		} else {
@@ -108,6 +137,35 @@ func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 	sort.Strings(s.False)
 	s.FalseAlerts = len(s.False)
 	return s, nil
+}
+
+// cardsRight counts want's cards, and those got holds in the same place.
+func cardsRight(got, want game.Round) (n, right int) {
+	same := func(g, w []cards.Card) {
+		n += len(w)
+		for i, c := range w {
+			if i < len(g) && g[i] == c {
+				right++
+			}
+		}
+	}
+	same(got.Dealer.Cards, want.Dealer.Cards)
+	for _, ws := range want.Seats {
+		var gs game.Seat
+		for _, s := range got.Seats {
+			if s.Seat == ws.Seat {
+				gs = s
+			}
+		}
+		for h, wh := range ws.Hands {
+			var gc []cards.Card
+			if h < len(gs.Hands) {
+				gc = gs.Hands[h].Cards
+			}
+			same(gc, wh.Cards)
+		}
+	}
+	return n, right
 }
 
 // game turns a round record into the evaluator's round; a card that was

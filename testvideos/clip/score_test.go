@@ -35,15 +35,21 @@ func TestScoreResults(t *testing.T) {
 		falses []string
 	}{
 		{"caught", []string{round, alert("21+3", "overpaid", "mismatch")},
-			Score{Rounds: 1, Exact: 1, Injected: 1, Caught: 1}, nil},
+			Score{Rounds: 1, Exact: 1, Injected: 1, Caught: 1, Cards: 5, CardsRight: 5}, nil},
 		{"caught for review", []string{round, alert("21+3", "overpaid", "review")},
-			Score{Rounds: 1, Exact: 1, Injected: 1, Caught: 1}, nil},
+			Score{Rounds: 1, Exact: 1, Injected: 1, Caught: 1, Cards: 5, CardsRight: 5, Reviews: 1}, nil},
 		{"missed, and a false alert", []string{round, alert("potofgold", "overpaid", "mismatch")},
-			Score{Rounds: 1, Exact: 1, Injected: 1, FalseAlerts: 1}, []string{"7:1:potofgold:overpaid (mismatch)"}},
+			Score{Rounds: 1, Exact: 1, Injected: 1, FalseAlerts: 1, Cards: 5, CardsRight: 5}, []string{"7:1:potofgold:overpaid (mismatch)"}},
 		{"a false alert for review", []string{round, alert("21+3", "overpaid", "mismatch"), alert("potofgold", "overpaid", "review")},
-			Score{Rounds: 1, Exact: 1, Injected: 1, Caught: 1, FalseAlerts: 1, FalseReview: 1}, []string{"7:1:potofgold:overpaid (review)"}},
+			Score{Rounds: 1, Exact: 1, Injected: 1, Caught: 1, FalseAlerts: 1, FalseReview: 1, Cards: 5, CardsRight: 5, Reviews: 1},
+			[]string{"7:1:potofgold:overpaid (review)"}},
 		{"no round", []string{alert("21+3", "overpaid", "mismatch")},
-			Score{Rounds: 1, Injected: 1, Caught: 1}, nil},
+			Score{Rounds: 1, Injected: 1, Caught: 1, Cards: 5}, nil},
+		// A card missing from a hand counts as wrong, and so does each
+		// card it moved out of place; the dealer's misread card too.
+		{"a card missing, one misread", []string{`{"type":"round","round":"7","dealer":[{"card":"5C"},{"card":"KH"},{"card":"7D"}],` +
+			`"seats":[{"seat":1,"hands":[{"cards":[{"card":"AD"}],"split_from":-1}]}]}`, alert("21+3", "overpaid", "review")},
+			Score{Rounds: 1, Injected: 1, Caught: 1, Cards: 5, CardsRight: 2, Reviews: 1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,12 +43,7 @@ func main() {
 			fmt.Println("false alert:", m)
 		}
 		fmt.Printf("%s: %v\n", name, s)
-		total.Rounds += s.Rounds
-		total.Exact += s.Exact
-		total.Injected += s.Injected
-		total.Caught += s.Caught
-		total.FalseAlerts += s.FalseAlerts
-		total.FalseReview += s.FalseReview
+		total.Add(s)
 	}
 	fmt.Printf("total: %v\n", total)
 	exact := float64(total.Exact) / float64(max(total.Rounds, 1))
