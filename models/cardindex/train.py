@@ -122,7 +122,9 @@ def evaluate(net, d, classes, threshold):
           f"low-confidence {low.mean():.4f}, wrong among confident "
           f"{confident_wrong.sum() / max(1, (~low).sum()):.4f} ({confident_wrong.sum()})")
     per_deck = {}
-    for k, dk in enumerate(vmeta["heldout_decks"]):
+    # val_decks (gendata -proc) adds the procedural designs of held-out
+    # font families after the held-out decks.
+    for k, dk in enumerate(vmeta.get("val_decks", vmeta["heldout_decks"])):
         m = vdeck == k
         per_deck[dk] = {"n": int(m.sum()), "top1": round(float(ok[m].mean()), 4),
                         "low_confidence": round(float(low[m].mean()), 4)}
@@ -284,9 +286,13 @@ def main():
         "created": datetime.date.today().isoformat(),
         "data": {"generator": "models/cardindex/gendata", "train": len(xt), "val": accs[0].pop("_n"),
                  "seed": meta["seed"], "train_steps": step, "batch": a.batch,
-                 "none_weight": a.none_weight},
+                 "none_weight": a.none_weight,
+                 "restyle": meta.get("restyle", 0), "proc": meta.get("proc", 0)},
         "accuracy": accs[0],
     }
+    if meta.get("training_fonts"):
+        out["training_fonts"] = meta["training_fonts"]
+        out["heldout_fonts"] = meta["heldout_fonts"]
     with open(os.path.join(a.out, "cardindex.json"), "w") as f:
         json.dump(out, f, indent=2)
         f.write("\n")

@@ -33,11 +33,16 @@ type Metadata struct {
 	SHA256 string `json:"sha256"`
 	// Classes name the model's outputs in order: the 52 cards as
 	// cards.Card.String writes them, ClassNone and ClassBack.
-	Classes       []string  `json:"classes"`
-	Input         Input     `json:"input"`
-	Crop          CropSpec  `json:"crop"`
-	TrainingDecks []string  `json:"training_decks"`
-	HeldOutDecks  []string  `json:"heldout_decks"`
+	Classes       []string `json:"classes"`
+	Input         Input    `json:"input"`
+	Crop          CropSpec `json:"crop"`
+	TrainingDecks []string `json:"training_decks"`
+	HeldOutDecks  []string `json:"heldout_decks"`
+	// TrainingFonts and HeldOutFonts name the fonts of the procedural
+	// designs (testvideos/cardface) the model trained on and those kept
+	// for its validation; empty for a model trained on decks alone.
+	TrainingFonts []string  `json:"training_fonts,omitempty"`
+	HeldOutFonts  []string  `json:"heldout_fonts,omitempty"`
 	Created       string    `json:"created"`
 	Data          *DataSpec `json:"data,omitempty"`
 	Accuracy      *Accuracy `json:"accuracy,omitempty"`
@@ -72,6 +77,10 @@ type DataSpec struct {
 	Batch      int    `json:"batch"`
 	// NoneWeight is the loss weight of the none class.
 	NoneWeight float64 `json:"none_weight,omitempty"`
+	// Restyle and Proc are gendata's -restyle and -proc: the share of
+	// faces repainted, and of procedural designs.
+	Restyle float64 `json:"restyle,omitempty"`
+	Proc    float64 `json:"proc,omitempty"`
 }
 
 // Accuracy is what train.py measured on the held-out decks.
