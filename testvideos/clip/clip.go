@@ -182,16 +182,7 @@ func Generate(opts Options) (*Truth, error) {
 	if err := sc.WriteCalibration(base + ".table.json"); err != nil {
 		return nil, err
 	}
-	cfg := fmt.Sprintf(`# Monitor configuration for the synthetic clip %s.
-table:
-  id: %s
-  variant: %s
-  decks: %d
-  hit_soft_17: %v
-  hole_card: %v
-  calibration: %s.table.json
-`, opts.Name, opts.Name, r.Variant, r.Decks, r.HitSoft17, r.HoleCard, opts.Name)
-	if err := os.WriteFile(base+".yaml", []byte(cfg), 0o644); err != nil {
+	if err := writeConfig(base+".yaml", opts.Name, r); err != nil {
 		return nil, err
 	}
 	return truth, nil

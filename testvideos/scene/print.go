@@ -175,6 +175,9 @@ func seatSVG(b *strings.Builder, s Seat, cfg Config, rng *rand.Rand) {
 	b.WriteString(`<circle r="10" fill="#5a0608"/><circle r="8" fill="#d81e1e" fill-opacity="0.8"/>`)
 	b.WriteString(`<text y="6" font-family="DejaVu Serif" font-weight="bold" font-size="17" text-anchor="middle" fill="#ffe060">7</text></g>`)
 	// Chips on the main bet of most seats, and some side bets.
+	if cfg.NoChips {
+		return
+	}
 	if rng.Float64() < 0.8 {
 		chipStack(b, s.Bet.Add(Point{rng.Float64()*8 - 4, rng.Float64()*8 - 4}), 1+rng.IntN(4), rng)
 	}

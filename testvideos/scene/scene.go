@@ -42,6 +42,9 @@ type Config struct {
 	NoiseTiles int
 	// Deck is the card design for cards whose PlacedCard.Deck is empty.
 	Deck string
+	// NoChips leaves the players' chips off the felt, as on a table
+	// cleared for deck enrolment.
+	NoChips bool
 }
 
 // DefaultConfig returns the 1080p, green-felt, 7-seat scene.

@@ -4,6 +4,9 @@
 // configuration and ground truth (see package clip).
 //
 //	go run ./testvideos/cmd/genclip --out testvideos --name freebet-1080p --rounds 3 --seed 1
+//
+// With --enroll-still OUT.png it renders instead one still of the same
+// table with a whole deck laid out for monitor enroll.
 package main
 
 import (
@@ -60,6 +63,7 @@ func run(args []string) error {
 	fs.Float64Var(&view.LightUnevenness, "uneven-light", view.LightUnevenness, "unevenness of the light, 0-1")
 	felt := fs.String("felt", "green", "green or blue")
 	crf := fs.Int("crf", video.DefaultCRF, "H.264 quality: lower is better and larger")
+	still := fs.String("enroll-still", "", "instead of a clip, render a still of the table with one deck laid out for monitor enroll (four rows: spades, hearts, diamonds, clubs from the dealer's side, A to K left to right) to this .png or .jpg, with its table file and configuration beside it")
 	listAcc := fs.Bool("list-acceptance-decks", false, "print the KDE acceptance decks installed, one a line, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -114,6 +118,14 @@ func run(args []string) error {
 		return err
 	}
 	defer art.Close()
+	if *still != "" {
+		e, err := clip.WriteEnrolmentStill(clip.EnrolmentOptions{Image: *still, Scene: view, Art: art, Seed: sc.Seed})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: deck %s laid out for enrolment; table file %s, configuration %s\n", e.Image, view.Deck, e.Table, e.Config)
+		return nil
+	}
 	start := time.Now()
 	last := time.Time{}
 	truth, err := clip.Generate(clip.Options{
