@@ -1,0 +1,187 @@
+package enroll
+
+import (
+	"errors"
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/internal/matleak"
+	"bjmonitor/testvideos/cardart"
+	"bjmonitor/testvideos/clip"
+	"bjmonitor/testvideos/scene"
+	"bjmonitor/vision/classify"
+)
+
+// TestMain fails the run when a test leaked a Mat (with -tags matprofile).
+func TestMain(m *testing.M) { os.Exit(matleak.Run(m)) }
+
+var (
+	modelPath     = filepath.Join("..", "models", "cardindex", "cardindex.onnx")
+	fastModelPath = filepath.Join("..", "models", "cardindex", "cardindex-fast.onnx")
+)
+
+func openCascade(tb testing.TB) *classify.Cascade {
+	tb.Helper()
+	c, err := classify.OpenCascade(fastModelPath, modelPath, classify.DefaultRecheckBelow)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+func newArt(tb testing.TB) *cardart.Art {
+	tb.Helper()
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		tb.Skipf("no card art: %v", err)
+	}
+	tb.Cleanup(func() { art.Close() })
+	return art
+}
+
+// still renders the default table with deck laid out for enrolment,
+// changed by change when it is set.
+func still(tb testing.TB, art *cardart.Art, deck string, seed uint64, change func([]scene.PlacedCard) []scene.PlacedCard) *clip.Enrolment {
+	tb.Helper()
+	cfg := scene.DefaultConfig()
+	cfg.Deck = deck
+	e, err := clip.WriteEnrolmentStill(clip.EnrolmentOptions{
+		Image: filepath.Join(tb.TempDir(), deck+".png"), Scene: cfg, Art: art, Seed: seed, Change: change,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// learn calibrates on the still and enrols the deck in it.
+func learn(tb testing.TB, e *clip.Enrolment, model Reader) (*classify.Deck, *calibration.Calibration, error) {
+	tb.Helper()
+	table, err := calibration.Load(e.Table)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	frame := gocv.IMRead(e.Image, gocv.IMReadColor)
+	defer frame.Close()
+	cal, err := calibration.Solve(frame, table)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := Learn(frame, cal, model, Options{Source: e.Image})
+	return d, cal, err
+}
+
+func TestLearn(t *testing.T) {
+	art := newArt(t)
+	model := openCascade(t)
+	e := still(t, art, "neoclassical", 3, nil)
+	d, _, err := learn(t, e, model)
+	if err != nil {
+		t.Fatalf("Learn = %v", err)
+	}
+	if got, want := len(d.Cards), 52; got != want {
+		t.Fatalf("Learn enrolled %d cards, want %d", got, want)
+	}
+	for i, c := range d.Cards {
+		if want := SlotCard(i/13, i%13); c.Card != want {
+			t.Errorf("card %d = %v, want %v", i, c.Card, want)
+		}
+	}
+	if _, err := d.Marshal(); err != nil {
+		t.Errorf("Marshal = %v", err)
+	}
+}
+
+func swap(a, b string) func([]scene.PlacedCard) []scene.PlacedCard {
+	return func(p []scene.PlacedCard) []scene.PlacedCard {
+		i, j := index(p, a), index(p, b)
+		p[i].Card, p[j].Card = p[j].Card, p[i].Card
+		return p
+	}
+}
+
+func without(c string) func([]scene.PlacedCard) []scene.PlacedCard {
+	return func(p []scene.PlacedCard) []scene.PlacedCard {
+		i := index(p, c)
+		return append(p[:i], p[i+1:]...)
+	}
+}
+
+func index(p []scene.PlacedCard, c string) int {
+	for i := range p {
+		if p[i].Card == cards.MustParse(c) {
+			return i
+		}
+	}
+	panic(c)
+}
+
+// blank paints card c of the still plain paper, as a card with no print.
+func blank(tb testing.TB, e *clip.Enrolment, c string) {
+	tb.Helper()
+	q := e.Quads[index(e.Cards, c)]
+	img := gocv.IMRead(e.Image, gocv.IMReadColor)
+	defer img.Close()
+	var pts []image.Point
+	for _, p := range q {
+		pts = append(pts, image.Pt(int(math.Round(float64(p.X))), int(math.Round(float64(p.Y)))))
+	}
+	pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+	defer pv.Close()
+	gocv.FillPoly(&img, pv, color.RGBA{R: 228, G: 230, B: 232, A: 255})
+	if !gocv.IMWrite(e.Image, img) {
+		tb.Fatal("cannot write the still")
+	}
+}
+
+func TestLearnRefuses(t *testing.T) {
+	art := newArt(t)
+	model := openCascade(t)
+	for _, tc := range []struct {
+		name   string
+		change func([]scene.PlacedCard) []scene.PlacedCard
+		blank  string
+		want   []string // every problem, in order
+	}{
+		{"a card missing", without("5H"), "", []string{"row 2 (hearts) position 5: 5H missing"}},
+		{"the ace missing", without("AD"), "", []string{"row 3 (diamonds) position 1: AD missing"}},
+		{"two cards swapped", swap("5H", "6H"), "", []string{
+			"row 2 (hearts) position 5: 5H out of place: the model reads 6H there",
+			"row 2 (hearts) position 6: 6H out of place: the model reads 5H there"}},
+		{"a blank card", nil, "9D", []string{"row 3 (diamonds) position 9: 9D unreadable: no ink in its top-left index"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := still(t, art, "anglo", 5, tc.change)
+			if tc.blank != "" {
+				blank(t, e, tc.blank)
+			}
+			_, _, err := learn(t, e, model)
+			if err == nil {
+				t.Fatal("Learn = nil error, want a refusal")
+			}
+			var p *Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("Learn = %v, want a *Problem", err)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(tc.want) {
+				t.Errorf("Learn = %q, want %d problems", err, len(tc.want))
+			}
+			for i := range min(len(lines), len(tc.want)) {
+				if !strings.HasPrefix(lines[i], tc.want[i]) {
+					t.Errorf("problem %d = %q, want %q…", i, lines[i], tc.want[i])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,342 @@
+package enroll
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"slices"
+	"sort"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+)
+
+// Colour bounds of card paper (OpenCV HSV: H 0..180): bright and nearly
+// grey, where felt is saturated. The same bounds as the monitor's vision.
+var (
+	paperLo = gocv.NewScalar(0, 0, 120, 0)
+	paperHi = gocv.NewScalar(180, 75, 255, 0)
+)
+
+// Card size in mm, and how far a blob of paper may differ from it and
+// still be a card: the outline of the paper shrinks where a deck prints
+// a dark border, and a reference mark's white square (75 mm a side with
+// its margin) must not pass.
+const (
+	cardW, cardH = 63.0, 88.0
+	minShort     = 52.0
+	maxShort     = 71.0
+	minLong      = 76.0
+	maxLong      = 97.0
+)
+
+// laid is one card found on the felt.
+type laid struct {
+	centre calibration.Point // table mm
+	u, v   calibration.Point // unit directions of its short and long edges, u towards +X, v towards +Y
+	imageX float64           // its centre's column in the picture
+}
+
+// findCards finds the blobs of paper in frame (8-bit BGR) that have a
+// card's size and shape on the table: each blob's outline is mapped to
+// table mm and fitted with the rectangle of least area. The faces' art
+// plays no part. A blob that is not one card (a card touching a chip or
+// the shoe) loses its parts narrower than splitMM, which cuts thin joins,
+// and what is left is tried again. Blobs that are still not cards
+// are returned as odd, by their centres in mm.
+func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd []calibration.Point, err error) {
+	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 {
+		return nil, nil, fmt.Errorf("enroll: want an 8-bit BGR picture, got type %v %dx%d", frame.Type(), frame.Cols(), frame.Rows())
+	}
+	hsv := gocv.NewMat()
+	defer hsv.Close()
+	gocv.CvtColor(frame, &hsv, gocv.ColorBGRToHSV)
+	mask := gocv.NewMat()
+	defer mask.Close()
+	gocv.InRangeWithScalar(hsv, paperLo, paperHi, &mask)
+	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	px := cal.PxPerMM(calibration.Point{X: 0, Y: 350})
+	minArea := 0.4 * cardW * cardH * px * px
+	split := newSplitter(mask, px)
+	defer split.Close()
+	for i := range contours.Size() {
+		c := contours.At(i)
+		if gocv.ContourArea(c) < minArea {
+			continue
+		}
+		pts := c.ToPoints()
+		if l, ok := fitCard(pts, cal); ok {
+			cards = append(cards, l)
+			continue
+		}
+		parts, rest := split.split(pts, cal, minArea)
+		cards = append(cards, parts...)
+		for _, p := range rest {
+			if !nearMark(p, cal.Table) {
+				odd = append(odd, p)
+			}
+		}
+	}
+	return cards, odd, nil
+}
+
+// splitMM: a blob of paper that is not one card is cut apart by removing
+// every part of it narrower than this, such as the white edge of a chip,
+// the rim of the shoe or the discard holder that a card lies against. A
+// card keeps its outline: its paper is wider than that all round the
+// index.
+const splitMM = 6.0
+
+// splitter cuts blobs of paper that are not one card into parts. It owns
+// its scratch Mats: Close releases them.
+type splitter struct {
+	size        image.Point
+	px          float64
+	mask        gocv.Mat // the paper of the whole picture; the splitter's
+	blob, parts gocv.Mat
+	kernel      gocv.Mat
+}
+
+func newSplitter(mask gocv.Mat, px float64) *splitter {
+	k := int(math.Round(splitMM*px)) | 1
+	return &splitter{
+		size: image.Pt(mask.Cols(), mask.Rows()), px: px, mask: mask,
+		blob: gocv.NewMatWithSize(mask.Rows(), mask.Cols(), gocv.MatTypeCV8U), parts: gocv.NewMat(),
+		kernel: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(k, k)),
+	}
+}
+
+// Close releases the scratch Mats; the mask stays its owner's.
+func (s *splitter) Close() {
+	s.blob.Close()
+	s.parts.Close()
+	s.kernel.Close()
+}
+
+// split takes the paper of one blob, opens it (erodes, then dilates) with
+// a square of splitMM, and fits a card to what is left. It returns the
+// cards, or the centre of the blob when no card came of it.
+func (s *splitter) split(outline []image.Point, cal *calibration.Calibration, minArea float64) ([]laid, []calibration.Point) {
+	var box image.Rectangle
+	for _, p := range outline {
+		box = box.Union(image.Rect(p.X, p.Y, p.X+1, p.Y+1))
+	}
+	box = box.Inset(-2).Intersect(image.Rect(0, 0, s.size.X, s.size.Y))
+	blob := s.blob.Region(box)
+	defer blob.Close()
+	blob.SetTo(gocv.NewScalar(0, 0, 0, 0))
+	pv := gocv.NewPointsVectorFromPoints([][]image.Point{outline})
+	defer pv.Close()
+	gocv.DrawContours(&s.blob, pv, 0, color.RGBA{R: 255, G: 255, B: 255, A: 255}, -1)
+	paper := s.mask.Region(box)
+	defer paper.Close()
+	gocv.BitwiseAnd(blob, paper, &s.parts) // the blob's own paper, with its holes
+	gocv.MorphologyEx(s.parts, &s.parts, gocv.MorphOpen, s.kernel)
+	contours := gocv.FindContours(s.parts, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	// A court card's thin margins go too, leaving pieces of it: all the
+	// pieces together are tried as one card first, then each big piece
+	// as a card of its own (two cards joined by a thin bridge).
+	var all []image.Point
+	var big [][]image.Point
+	for i := range contours.Size() {
+		c := contours.At(i)
+		a := gocv.ContourArea(c)
+		if a < 0.02*minArea {
+			continue // a speck left of print or texture
+		}
+		pts := c.ToPoints()
+		for j := range pts {
+			pts[j] = pts[j].Add(box.Min)
+		}
+		all = append(all, pts...)
+		if a >= minArea {
+			big = append(big, pts)
+		}
+	}
+	if l, ok := fitCard(all, cal); ok && len(all) > 0 {
+		return []laid{l}, nil
+	}
+	var out []laid
+	for _, pts := range big {
+		if l, ok := fitCard(pts, cal); ok {
+			out = append(out, l)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	l, _ := fitCard(outline, cal)
+	return nil, []calibration.Point{l.centre}
+}
+
+// nearMark reports whether p lies on a reference mark, whose white square
+// is about a card's size.
+func nearMark(p calibration.Point, t *calibration.Table) bool {
+	for _, m := range t.Marks {
+		if math.Hypot(p.X-m.Center.X, p.Y-m.Center.Y) < m.Size {
+			return true
+		}
+	}
+	return false
+}
+
+// mmScale is the integer grid, in units per mm, that outlines are fitted
+// on (gocv's MinAreaRect takes integer points).
+const mmScale = 8
+
+// fitCard fits the rectangle of least area to an outline in the picture,
+// in table mm. It reports whether the rectangle has a card's size, lying
+// upright (its long edge nearer the table's Y axis than its X axis).
+func fitCard(outline []image.Point, cal *calibration.Calibration) (laid, bool) {
+	pts := make([]image.Point, len(outline))
+	for i, p := range outline {
+		t := cal.ToTable(float64(p.X), float64(p.Y))
+		pts[i] = image.Pt(int(math.Round(t.X*mmScale)), int(math.Round(t.Y*mmScale)))
+	}
+	pv := gocv.NewPointVectorFromPoints(pts)
+	defer pv.Close()
+	r := gocv.MinAreaRect(pv)
+	var centre calibration.Point
+	for _, p := range r.Points {
+		centre.X += float64(p.X) / (4 * mmScale)
+		centre.Y += float64(p.Y) / (4 * mmScale)
+	}
+	l := laid{centre: centre}
+	if len(r.Points) != 4 {
+		return l, false
+	}
+	e1 := sub(r.Points[1], r.Points[0])
+	e2 := sub(r.Points[2], r.Points[1])
+	short, long := e1, e2
+	if norm(e1) > norm(e2) {
+		short, long = e2, e1
+	}
+	ls, ll := norm(short)/mmScale, norm(long)/mmScale
+	if ls < minShort || ls > maxShort || ll < minLong || ll > maxLong {
+		return l, false
+	}
+	u := scale(short, 1/norm(short))
+	if math.Abs(u.X) < math.Abs(u.Y) {
+		return l, false // lying sideways: its index corners are not where play puts them
+	}
+	if u.X < 0 {
+		u = scale(u, -1)
+	}
+	l.u = u
+	l.v = calibration.Point{X: -u.Y, Y: u.X} // u turned by 90°, towards +Y
+	x, _ := cal.ToImage(centre)
+	l.imageX = x
+	return l, true
+}
+
+func sub(a, b image.Point) calibration.Point {
+	return calibration.Point{X: float64(a.X - b.X), Y: float64(a.Y - b.Y)}
+}
+
+func norm(p calibration.Point) float64 { return math.Hypot(p.X, p.Y) }
+
+func scale(p calibration.Point, k float64) calibration.Point {
+	return calibration.Point{X: p.X * k, Y: p.Y * k}
+}
+
+// rowGapMM: two cards whose centres are further apart than this along
+// the table's Y axis lie in different rows (rows are a card's length
+// apart; a row's cards differ by a few mm).
+const rowGapMM = cardH / 2
+
+// intoRows groups the cards into rows by their centres' table Y, the
+// dealer's side first, and orders each row by the picture's x.
+func intoRows(cs []laid) [][]laid {
+	cs = slices.Clone(cs)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].centre.Y < cs[j].centre.Y })
+	var rows [][]laid
+	for i, c := range cs {
+		if i == 0 || c.centre.Y-cs[i-1].centre.Y > rowGapMM {
+			rows = append(rows, nil)
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], c)
+	}
+	for _, r := range rows {
+		sort.Slice(r, func(i, j int) bool { return r[i].imageX < r[j].imageX })
+	}
+	return rows
+}
+
+// slotted places each row's cards in the row's 13 places: the places are
+// evenly spaced, one pitch (the median distance between neighbours) apart,
+// starting where the rows with all 13 cards start. A place with no card
+// is nil.
+func slotted(rows [][]laid) ([][13]*laid, error) {
+	dir, ok := rowDirection(rows)
+	if !ok {
+		return nil, fmt.Errorf("%w: too few cards to tell the rows' direction", ErrLayout)
+	}
+	along := func(c laid) float64 { return c.centre.X*dir.X + c.centre.Y*dir.Y }
+	var gaps, starts, firsts []float64
+	for _, r := range rows {
+		for i := 1; i < len(r); i++ {
+			gaps = append(gaps, along(r[i])-along(r[i-1]))
+		}
+		if len(r) > 0 {
+			firsts = append(firsts, along(r[0]))
+		}
+		if len(r) == 13 {
+			starts = append(starts, along(r[0]))
+		}
+	}
+	if len(gaps) == 0 {
+		return nil, fmt.Errorf("%w: no row has two cards", ErrLayout)
+	}
+	pitch := median(gaps)
+	if pitch < cardW {
+		return nil, fmt.Errorf("%w: cards %.0f mm apart along their rows overlap or touch (a card is 63 mm wide)", ErrLayout, pitch)
+	}
+	start := median(firsts)
+	if len(starts) > 0 {
+		start = median(starts)
+	}
+	out := make([][13]*laid, len(rows))
+	for ri, r := range rows {
+		for i := range r {
+			k := int(math.Round((along(r[i]) - start) / pitch))
+			if k < 0 || k > 12 || out[ri][k] != nil || math.Abs(along(r[i])-start-float64(k)*pitch) > 0.35*pitch {
+				return nil, fmt.Errorf("%w: row %d (%s): its cards are not in 13 evenly spaced places in line with the other rows (a card at %.0f mm, %.0f mm apart)",
+					ErrLayout, ri+1, rowNames[min(ri, 3)], along(r[i])-start, pitch)
+			}
+			out[ri][k] = &r[i]
+		}
+	}
+	return out, nil
+}
+
+// rowDirection is the table direction in which the picture's x grows
+// along a row: the mean direction from each row's first card to its last.
+func rowDirection(rows [][]laid) (calibration.Point, bool) {
+	var d calibration.Point
+	for _, r := range rows {
+		if len(r) < 2 {
+			continue
+		}
+		a, b := r[0].centre, r[len(r)-1].centre
+		step := calibration.Point{X: b.X - a.X, Y: b.Y - a.Y}
+		if n := norm(step); n > 0 {
+			d.X += step.X / n
+			d.Y += step.Y / n
+		}
+	}
+	n := norm(d)
+	if n == 0 {
+		return d, false
+	}
+	return scale(d, 1/n), true
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
