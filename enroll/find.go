@@ -56,7 +56,7 @@ func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd 
 	mask := gocv.NewMat()
 	defer mask.Close()
 	gocv.InRangeWithScalar(hsv, paperLo, paperHi, &mask)
-	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxNone)
 	defer contours.Close()
 	px := cal.PxPerMM(calibration.Point{X: 0, Y: 350})
 	minArea := 0.4 * cardW * cardH * px * px
@@ -135,7 +135,7 @@ func (s *splitter) split(outline []image.Point, cal *calibration.Calibration, mi
 	defer paper.Close()
 	gocv.BitwiseAnd(blob, paper, &s.parts) // the blob's own paper, with its holes
 	gocv.MorphologyEx(s.parts, &s.parts, gocv.MorphOpen, s.kernel)
-	contours := gocv.FindContours(s.parts, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	contours := gocv.FindContours(s.parts, gocv.RetrievalExternal, gocv.ChainApproxNone)
 	defer contours.Close()
 	// A court card's thin margins go too, leaving pieces of it: all the
 	// pieces together are tried as one card first, then each big piece
@@ -188,49 +188,96 @@ func nearMark(p calibration.Point, t *calibration.Table) bool {
 // on (gocv's MinAreaRect takes integer points).
 const mmScale = 8
 
-// fitCard fits the rectangle of least area to an outline in the picture,
-// in table mm. It reports whether the rectangle has a card's size, lying
-// upright (its long edge nearer the table's Y axis than its X axis).
+// fitCard fits a card to an outline in the picture, in table mm: the
+// rectangle of least area gives the card's direction, then each edge is
+// put where most of the outline lies along it, so that something light
+// touching the card (a printed spot, a chip's edge) does not move it. It
+// reports whether the outline has a card's size, lying upright (its long
+// edge nearer the table's Y axis than its X axis).
 func fitCard(outline []image.Point, cal *calibration.Calibration) (laid, bool) {
+	tp := make([]calibration.Point, len(outline))
 	pts := make([]image.Point, len(outline))
 	for i, p := range outline {
-		t := cal.ToTable(float64(p.X), float64(p.Y))
-		pts[i] = image.Pt(int(math.Round(t.X*mmScale)), int(math.Round(t.Y*mmScale)))
+		tp[i] = cal.ToTable(float64(p.X), float64(p.Y))
+		pts[i] = image.Pt(int(math.Round(tp[i].X*mmScale)), int(math.Round(tp[i].Y*mmScale)))
 	}
 	pv := gocv.NewPointVectorFromPoints(pts)
 	defer pv.Close()
 	r := gocv.MinAreaRect(pv)
-	var centre calibration.Point
+	var l laid
 	for _, p := range r.Points {
-		centre.X += float64(p.X) / (4 * mmScale)
-		centre.Y += float64(p.Y) / (4 * mmScale)
+		l.centre.X += float64(p.X) / float64(4*mmScale)
+		l.centre.Y += float64(p.Y) / float64(4*mmScale)
 	}
-	l := laid{centre: centre}
 	if len(r.Points) != 4 {
 		return l, false
 	}
 	e1 := sub(r.Points[1], r.Points[0])
 	e2 := sub(r.Points[2], r.Points[1])
-	short, long := e1, e2
+	short := e1
 	if norm(e1) > norm(e2) {
-		short, long = e2, e1
-	}
-	ls, ll := norm(short)/mmScale, norm(long)/mmScale
-	if ls < minShort || ls > maxShort || ll < minLong || ll > maxLong {
-		return l, false
+		short = e2
 	}
 	u := scale(short, 1/norm(short))
 	if math.Abs(u.X) < math.Abs(u.Y) {
-		return l, false // lying sideways: its index corners are not where play puts them
+		u = calibration.Point{X: u.Y, Y: -u.X} // sideways or not a card: the size check below refuses it
 	}
 	if u.X < 0 {
 		u = scale(u, -1)
 	}
-	l.u = u
-	l.v = calibration.Point{X: -u.Y, Y: u.X} // u turned by 90°, towards +Y
-	x, _ := cal.ToImage(centre)
-	l.imageX = x
+	v := calibration.Point{X: -u.Y, Y: u.X} // u turned by 90°, towards +Y
+	left, right := edges(tp, u)
+	top, bottom := edges(tp, v)
+	w, h := right-left, bottom-top
+	if w < minShort || w > maxShort || h < minLong || h > maxLong {
+		return l, false
+	}
+	cu, cv := (left+right)/2, (top+bottom)/2
+	l.centre = calibration.Point{X: cu*u.X + cv*v.X, Y: cu*u.Y + cv*v.Y}
+	l.u, l.v = u, v
+	l.imageX, _ = cal.ToImage(l.centre)
 	return l, true
+}
+
+// edges finds the two edges of an outline across direction d: where, in
+// the lower and in the upper half of the outline's extent along d, most
+// of its points lie (to binMM), refined to the mean of the points within
+// a bin of there.
+func edges(pts []calibration.Point, d calibration.Point) (lo, hi float64) {
+	proj := make([]float64, len(pts))
+	mn, mx := math.Inf(1), math.Inf(-1)
+	for i, p := range pts {
+		proj[i] = p.X*d.X + p.Y*d.Y
+		mn, mx = math.Min(mn, proj[i]), math.Max(mx, proj[i])
+	}
+	const binMM = 0.5
+	bins := make([]int, int((mx-mn)/binMM)+1)
+	for _, x := range proj {
+		bins[int((x-mn)/binMM)]++
+	}
+	peak := func(from, to int) float64 {
+		best := from
+		for i := from; i < to; i++ {
+			if bins[i] > bins[best] {
+				best = i
+			}
+		}
+		at := mn + (float64(best)+0.5)*binMM
+		var sum float64
+		n := 0
+		for _, x := range proj {
+			if math.Abs(x-at) <= binMM {
+				sum += x
+				n++
+			}
+		}
+		return sum / float64(n)
+	}
+	half := len(bins) / 2
+	if half == 0 {
+		return mn, mx
+	}
+	return peak(0, half), peak(half, len(bins))
 }
 
 func sub(a, b image.Point) calibration.Point {

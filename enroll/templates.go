@@ -126,18 +126,35 @@ func cornerFrame(cal *calibration.Calibration, c laid, corner int) classify.Fram
 }
 
 // Ink: a pixel at least inkContrast grey levels darker than the paper,
-// at least edgePx (1.5 mm) from the card's edges, where the felt of a
-// rounded corner or an edge found a little off would show. An index has
-// at least minInkPx such pixels (3 mm² at 2 px/mm; a rank and a pip
-// have some 30 mm²).
+// at least edgePx (1.5 mm) from the card's edges and outside the
+// cornerPx (3 mm) square of its rounded corner, where felt and shadow
+// show. An index has at least minInkPx such pixels (3 mm² at 2 px/mm; a
+// rank and a pip have some 30 mm²).
 const (
-	inkContrast = 50
+	inkContrast = 35
 	edgePx      = 3
+	cornerPx    = 6
 	minInkPx    = 12
 )
 
-// template turns a crop into a template: its grey levels and the box of
-// its ink, or false when there is no ink.
+// The index is told from the pips and pictures further in by the gaps
+// around it: it ends across the card at the first run of colGapPx
+// (1 mm) ink-free columns, at least minIndexPx (2 mm) wide, and down the
+// card at the first run of rowGapPx (4 mm) ink-free rows, wider than the
+// gap between a rank and its suit pip. It is looked for in the first
+// indexRows rows (30 mm), and is at most maxIndexPx (12 mm) wide: where a
+// court card's picture comes close to the index the box stops there, as
+// in a fanned hand the next card covers the rest from 14 mm on.
+const (
+	colGapPx   = 2
+	rowGapPx   = 8
+	indexRows  = 60
+	minIndexPx = 4
+	maxIndexPx = 24
+)
+
+// template turns a crop into a template: its pixels and the box of its
+// index's ink, or false when there is no ink.
 func template(crop gocv.Mat) (classify.Template, bool) {
 	g := gocv.NewMat()
 	defer g.Close()
@@ -146,24 +163,73 @@ func template(crop gocv.Mat) (classify.Template, bool) {
 	if err != nil || len(grey) != classify.CropCols*classify.CropRows {
 		return classify.Template{}, false
 	}
-	inner := image.Rect(edgePx, edgePx, classify.CropCols, classify.CropRows)
+	const cols = classify.CropCols
 	var levels []byte
-	for y := inner.Min.Y; y < inner.Max.Y; y++ {
-		levels = append(levels, grey[y*classify.CropCols+inner.Min.X:(y+1)*classify.CropCols]...)
+	for y := edgePx; y < classify.CropRows; y++ {
+		levels = append(levels, grey[y*cols+edgePx:(y+1)*cols]...)
 	}
 	slices.Sort(levels)
 	paper := int(levels[len(levels)*9/10]) // most of an index corner is paper
-	box, n := image.Rectangle{}, 0
-	for y := inner.Min.Y; y < inner.Max.Y; y++ {
-		for x := inner.Min.X; x < inner.Max.X; x++ {
-			if int(grey[y*classify.CropCols+x]) <= paper-inkContrast {
-				box = box.Union(image.Rect(x, y, x+1, y+1))
-				n++
-			}
+	ink := func(x, y int) bool {
+		if x < cornerPx && y < cornerPx {
+			return false // the rounded corner, where felt and shadow show
 		}
+		return int(grey[y*cols+x]) <= paper-inkContrast
 	}
+	box, n := indexBox(ink)
 	if n < minInkPx {
 		return classify.Template{}, false
 	}
-	return classify.Template{Ink: [4]int{box.Min.X, box.Min.Y, box.Max.X, box.Max.Y}, Grey: slices.Clone(grey)}, true
+	return classify.Template{Ink: [4]int{box.Min.X, box.Min.Y, box.Max.X, box.Max.Y}, BGR: crop.ToBytes()}, true
+}
+
+// indexBox finds the index's ink in a crop: the first run of columns at
+// least minIndexPx wide that has ink, ending at a gap of colGapPx (thinner
+// runs are the shading of an edge), then within them the rows from the
+// first with ink to the first gap of rowGapPx. It returns the box and the
+// ink pixels in it.
+func indexBox(ink func(x, y int) bool) (image.Rectangle, int) {
+	count := func(x0, x1, y0, y1 int) int {
+		n := 0
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				if ink(x, y) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	from := edgePx
+	for from < classify.CropCols {
+		x0, x1 := span(from, classify.CropCols, colGapPx, func(x int) bool { return count(x, x+1, edgePx, indexRows) > 0 })
+		if x0 >= classify.CropCols {
+			break
+		}
+		if x1-x0 >= minIndexPx {
+			x1 = min(x1, x0+maxIndexPx)
+			y0, y1 := span(edgePx, indexRows, rowGapPx, func(y int) bool { return count(x0, x1, y, y+1) > 0 })
+			return image.Rect(x0, y0, x1, y1), count(x0, x1, y0, y1)
+		}
+		from = x1
+	}
+	return image.Rectangle{}, 0
+}
+
+// span returns the run [a, b) from the first i in [from, to) where has(i)
+// to the last before a gap of gap indices where it does not.
+func span(from, to, gap int, has func(int) bool) (a, b int) {
+	a = from
+	for a < to && !has(a) {
+		a++
+	}
+	b, empty := a, 0
+	for i := a; i < to && empty < gap; i++ {
+		if has(i) {
+			b, empty = i+1, 0
+		} else {
+			empty++
+		}
+	}
+	return a, b
 }

@@ -51,15 +51,15 @@ type DeckCard struct {
 	Corners [2]Template `json:"corners"`
 }
 
-// Template is one index corner as enrolled: the crop in grey, and where
-// its index's ink lies in the crop.
+// Template is one index corner as enrolled: the crop, and where its
+// index's ink lies in the crop.
 type Template struct {
 	// Ink is the bounding box of the index's ink, in crop pixels:
 	// [x0, y0, x1, y1), x1 and y1 excluded.
 	Ink [4]int `json:"ink"`
-	// Grey is the crop, CropCols×CropRows grey levels row by row,
-	// base64-encoded in the file.
-	Grey []byte `json:"grey"`
+	// BGR is the crop, CropCols×CropRows pixels row by row, three bytes
+	// (blue, green, red) a pixel, base64-encoded in the file.
+	BGR []byte `json:"bgr"`
 }
 
 // InkRect returns Ink as a rectangle.
@@ -67,8 +67,8 @@ func (t Template) InkRect() image.Rectangle {
 	return image.Rect(t.Ink[0], t.Ink[1], t.Ink[2], t.Ink[3])
 }
 
-// maxDeckBytes bounds a deck file: 104 crops of 2,880 bytes in base64 is
-// about 400 KB.
+// maxDeckBytes bounds a deck file: 104 crops of 8,640 bytes in base64 is
+// about 1.2 MB.
 const maxDeckBytes = 4 << 20
 
 // LoadDeck reads and checks a deck file.
@@ -86,7 +86,7 @@ func LoadDeck(path string) (*Deck, error) {
 
 // ParseDeck decodes and checks a deck file's contents: the format, the crop
 // geometry of this package, each of the 52 cards exactly once, every
-// template CropCols×CropRows grey levels with its ink inside the crop.
+// template CropCols×CropRows BGR pixels with its ink inside the crop.
 // Unknown fields are errors, so that a typo is not silently ignored.
 func ParseDeck(b []byte) (*Deck, error) {
 	if len(b) > maxDeckBytes {
@@ -150,8 +150,8 @@ func (d *Deck) Validate() error {
 }
 
 func (t Template) validate() error {
-	if len(t.Grey) != CropCols*CropRows {
-		return fmt.Errorf("%d grey levels, want %d", len(t.Grey), CropCols*CropRows)
+	if len(t.BGR) != 3*CropCols*CropRows {
+		return fmt.Errorf("%d bytes of pixels, want %d", len(t.BGR), 3*CropCols*CropRows)
 	}
 	r := t.InkRect()
 	if t.Ink[0] >= t.Ink[2] || t.Ink[1] >= t.Ink[3] || !r.In(image.Rect(0, 0, CropCols, CropRows)) {
@@ -160,7 +160,7 @@ func (t Template) validate() error {
 	return nil
 }
 
-// Marshal writes the deck file, indented. Grey levels go out base64.
+// Marshal writes the deck file, indented. Pixels go out base64.
 func (d *Deck) Marshal() ([]byte, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err

@@ -21,20 +21,25 @@ func synthDeck(seed uint64) *Deck {
 	for _, c := range cards.Deck() {
 		dc := DeckCard{Card: c}
 		for k := range dc.Corners {
-			g := make([]byte, CropCols*CropRows)
+			g := make([]byte, 3*CropCols*CropRows)
 			for i := range g {
 				g[i] = 235
 			}
-			// A few blobs of ink inside the index box.
+			// A few blobs of ink inside the index box, red for hearts
+			// and diamonds.
+			ink := [3]byte{30, 30, 30}
+			if c.Suit.Red() {
+				ink = [3]byte{40, 30, 200}
+			}
 			for range 6 {
 				x0, y0 := 4+rng.IntN(14), 4+rng.IntN(40)
 				for y := y0; y < y0+6; y++ {
 					for x := x0; x < x0+4; x++ {
-						g[y*CropCols+x] = 30
+						copy(g[3*(y*CropCols+x):], ink[:])
 					}
 				}
 			}
-			dc.Corners[k] = Template{Ink: [4]int{4, 4, 22, 50}, Grey: g}
+			dc.Corners[k] = Template{Ink: [4]int{4, 4, 22, 50}, BGR: g}
 		}
 		d.Cards = append(d.Cards, dc)
 	}
@@ -77,7 +82,7 @@ func TestParseDeckErrors(t *testing.T) {
 		{"too few cards", func(d *Deck) { d.Cards = d.Cards[:51] }, "51 cards"},
 		{"twice", func(d *Deck) { d.Cards[1].Card = d.Cards[0].Card }, "AS enrolled twice"},
 		{"not a card", func(d *Deck) { d.Cards[3].Card = cards.Card{} }, "card 3"},
-		{"short template", func(d *Deck) { d.Cards[0].Corners[1].Grey = d.Cards[0].Corners[1].Grey[:100] }, "AS corner 1: 100 grey levels"},
+		{"short template", func(d *Deck) { d.Cards[0].Corners[1].BGR = d.Cards[0].Corners[1].BGR[:100] }, "AS corner 1: 100 bytes"},
 		{"ink outside", func(d *Deck) { d.Cards[5].Corners[0].Ink = [4]int{30, 4, 41, 20} }, "ink"},
 		{"ink empty", func(d *Deck) { d.Cards[5].Corners[0].Ink = [4]int{10, 10, 10, 20} }, "ink"},
 	} {

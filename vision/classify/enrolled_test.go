@@ -32,27 +32,27 @@ func (f *fakeModel) Close() error { f.closed++; return nil }
 // light). The caller closes it.
 func templateCrop(tb testing.TB, d *Deck, c cards.Card, k, dx, dy int) gocv.Mat {
 	tb.Helper()
-	var grey []byte
+	var src []byte
 	for _, dc := range d.Cards {
 		if dc.Card == c {
-			grey = dc.Corners[k].Grey
+			src = dc.Corners[k].BGR
 		}
 	}
-	out := make([]byte, len(grey))
+	out := make([]byte, len(src))
 	for y := range CropRows {
 		for x := range CropCols {
 			sx, sy := min(max(x-dx, 0), CropCols-1), min(max(y-dy, 0), CropRows-1)
-			out[y*CropCols+x] = byte(0.8*float64(grey[sy*CropCols+sx]) + 10)
+			for ch := range 3 {
+				out[3*(y*CropCols+x)+ch] = byte(0.8*float64(src[3*(sy*CropCols+sx)+ch]) + 10)
+			}
 		}
 	}
-	g, err := gocv.NewMatFromBytes(CropRows, CropCols, gocv.MatTypeCV8U, out)
+	m, err := gocv.NewMatFromBytes(CropRows, CropCols, gocv.MatTypeCV8UC3, out)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer g.Close()
-	bgr := gocv.NewMat()
-	gocv.CvtColor(g, &bgr, gocv.ColorGrayToBGR)
-	return bgr
+	defer m.Close()
+	return m.Clone()
 }
 
 func TestEnrolledClassify(t *testing.T) {
