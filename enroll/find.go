@@ -39,13 +39,17 @@ type laid struct {
 	imageX float64           // its centre's column in the picture
 }
 
-// findCards finds the blobs of paper in frame (8-bit BGR) that have a
-// card's size and shape on the table: each blob's outline is mapped to
-// table mm and fitted with the rectangle of least area. The faces' art
-// plays no part. A blob that is not one card (a card touching a chip or
-// the shoe) loses its parts narrower than splitMM, which cuts thin joins,
-// and what is left is tried again. Blobs that are still not cards
-// are returned as odd, by their centres in mm.
+// findCards finds the cards laid out in frame (8-bit BGR): blobs that
+// have a card's size and shape on the table. Each blob's outline is
+// mapped to table mm and a card fitted to it (fitCard); the faces' art
+// plays no part. Blobs are looked for twice: as paper (bright, nearly
+// grey), which gives sharp edges, and as whatever is not felt, which
+// keeps whole the court cards whose pictures cut their paper apart. A
+// blob that is not one card (a card touching the shoe or a printed line)
+// loses its parts narrower than splitMM, and what is left is tried
+// again. A card must show paper over at least minPaper of its face, so
+// that the card back in the discard holder, framed in white, is none.
+// Blobs that are still not cards are returned as odd, by their centres.
 func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd []calibration.Point, err error) {
 	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 {
 		return nil, nil, fmt.Errorf("enroll: want an 8-bit BGR picture, got type %v %dx%d", frame.Type(), frame.Cols(), frame.Rows())
@@ -53,12 +57,36 @@ func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd 
 	hsv := gocv.NewMat()
 	defer hsv.Close()
 	gocv.CvtColor(frame, &hsv, gocv.ColorBGRToHSV)
-	mask := gocv.NewMat()
-	defer mask.Close()
-	gocv.InRangeWithScalar(hsv, paperLo, paperHi, &mask)
+	paper := gocv.NewMat()
+	defer paper.Close()
+	gocv.InRangeWithScalar(hsv, paperLo, paperHi, &paper)
+	px := cal.PxPerMM(calibration.Point{X: 0, Y: 350})
+	notFelt := gocv.NewMat()
+	defer notFelt.Close()
+	feltMask(hsv, &notFelt)
+	gocv.BitwiseNot(notFelt, &notFelt)
+	onPaper := func(l laid) bool { return paperShare(paper, cal, l) >= minPaper }
+	cards, odd = blobs(paper, cal, px, onPaper)
+	more, _ := blobs(notFelt, cal, px, onPaper)
+	for _, m := range more {
+		if !slices.ContainsFunc(cards, func(c laid) bool { return norm(sub2(c.centre, m.centre)) < cardW/2 }) {
+			cards = append(cards, m)
+		}
+	}
+	odd = slices.DeleteFunc(odd, func(p calibration.Point) bool {
+		return slices.ContainsFunc(cards, func(c laid) bool { return norm(sub2(c.centre, p)) < cardW/2 })
+	})
+	return cards, odd, nil
+}
+
+// minPaper is the least share of a card's face that must be paper.
+const minPaper = 0.1
+
+// blobs finds the card-shaped blobs of mask for which keep holds, and the
+// centres of the other blobs of a card's area or more, off the marks.
+func blobs(mask gocv.Mat, cal *calibration.Calibration, px float64, keep func(laid) bool) (cards []laid, odd []calibration.Point) {
 	contours := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxNone)
 	defer contours.Close()
-	px := cal.PxPerMM(calibration.Point{X: 0, Y: 350})
 	minArea := 0.4 * cardW * cardH * px * px
 	split := newSplitter(mask, px)
 	defer split.Close()
@@ -68,19 +96,73 @@ func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd 
 			continue
 		}
 		pts := c.ToPoints()
-		if l, ok := fitCard(pts, cal); ok {
+		if l, ok := fitCard(pts, cal); ok && keep(l) {
 			cards = append(cards, l)
 			continue
 		}
 		parts, rest := split.split(pts, cal, minArea)
-		cards = append(cards, parts...)
+		for _, l := range parts {
+			if keep(l) {
+				cards = append(cards, l)
+			}
+		}
 		for _, p := range rest {
 			if !nearMark(p, cal.Table) {
 				odd = append(odd, p)
 			}
 		}
 	}
-	return cards, odd, nil
+	return cards, odd
+}
+
+// feltMask writes into dst the felt of a picture in HSV: the most common
+// hue among its saturated pixels (green or blue cloth), give or take
+// feltHue, saturated and not black.
+func feltMask(hsv gocv.Mat, dst *gocv.Mat) {
+	var hist [180]int
+	const step = 4 // every 4th pixel each way is plenty for a mode
+	for y := 0; y < hsv.Rows(); y += step {
+		for x := 0; x < hsv.Cols(); x += step {
+			v := hsv.GetVecbAt(y, x)
+			if v[1] >= 80 && v[2] >= 40 && int(v[0]) < len(hist) {
+				hist[v[0]]++
+			}
+		}
+	}
+	mode := 0
+	for h := range hist {
+		if hist[h] > hist[mode] {
+			mode = h
+		}
+	}
+	const feltHue = 15
+	lo := gocv.NewScalar(float64(max(mode-feltHue, 0)), 60, 25, 0)
+	hi := gocv.NewScalar(float64(min(mode+feltHue, 179)), 255, 255, 0)
+	gocv.InRangeWithScalar(hsv, lo, hi, dst)
+}
+
+// paperShare is the share of a grid of points over the face of card l
+// (5 mm in from its edges) that lie on paper.
+func paperShare(paper gocv.Mat, cal *calibration.Calibration, l laid) float64 {
+	n, on := 0, 0
+	for i := range 7 {
+		for j := range 9 {
+			a := -cardW/2 + 5 + float64(i)*(cardW-10)/6
+			b := -cardH/2 + 5 + float64(j)*(cardH-10)/8
+			p := calibration.Point{X: l.centre.X + a*l.u.X + b*l.v.X, Y: l.centre.Y + a*l.u.Y + b*l.v.Y}
+			x, y := cal.ToImage(p)
+			xi, yi := int(math.Round(x)), int(math.Round(y))
+			n++
+			if xi >= 0 && yi >= 0 && xi < paper.Cols() && yi < paper.Rows() && paper.GetUCharAt(yi, xi) != 0 {
+				on++
+			}
+		}
+	}
+	return float64(on) / float64(n)
+}
+
+func sub2(a, b calibration.Point) calibration.Point {
+	return calibration.Point{X: a.X - b.X, Y: a.Y - b.Y}
 }
 
 // splitMM: a blob of paper that is not one card is cut apart by removing
@@ -157,7 +239,7 @@ func (s *splitter) split(outline []image.Point, cal *calibration.Calibration, mi
 			big = append(big, pts)
 		}
 	}
-	if l, ok := fitCard(all, cal); ok && len(all) > 0 {
+	if l, ok := fitCard(all, cal); ok {
 		return []laid{l}, nil
 	}
 	var out []laid
@@ -184,43 +266,37 @@ func nearMark(p calibration.Point, t *calibration.Table) bool {
 	return false
 }
 
-// mmScale is the integer grid, in units per mm, that outlines are fitted
-// on (gocv's MinAreaRect takes integer points).
-const mmScale = 8
-
 // fitCard fits a card to an outline in the picture, in table mm: the
 // rectangle of least area gives the card's direction, then each edge is
 // put where most of the outline lies along it, so that something light
 // touching the card (a printed spot, a chip's edge) does not move it. It
-// reports whether the outline has a card's size, lying upright (its long
-// edge nearer the table's Y axis than its X axis).
+// reports whether the card found has a card's size, lying upright (its
+// long edge nearer the table's Y axis than its X axis).
 func fitCard(outline []image.Point, cal *calibration.Calibration) (laid, bool) {
+	if len(outline) < 16 {
+		return laid{}, false // and OpenCV aborts on an empty outline
+	}
 	tp := make([]calibration.Point, len(outline))
 	pts := make([]image.Point, len(outline))
 	for i, p := range outline {
 		tp[i] = cal.ToTable(float64(p.X), float64(p.Y))
-		pts[i] = image.Pt(int(math.Round(tp[i].X*mmScale)), int(math.Round(tp[i].Y*mmScale)))
+		// MinAreaRect takes integer points: eighths of a mm.
+		pts[i] = image.Pt(int(math.Round(tp[i].X*8)), int(math.Round(tp[i].Y*8)))
 	}
 	pv := gocv.NewPointVectorFromPoints(pts)
 	defer pv.Close()
 	r := gocv.MinAreaRect(pv)
-	var l laid
-	for _, p := range r.Points {
-		l.centre.X += float64(p.X) / float64(4*mmScale)
-		l.centre.Y += float64(p.Y) / float64(4*mmScale)
-	}
 	if len(r.Points) != 4 {
-		return l, false
+		return laid{}, false
 	}
-	e1 := sub(r.Points[1], r.Points[0])
-	e2 := sub(r.Points[2], r.Points[1])
-	short := e1
-	if norm(e1) > norm(e2) {
-		short = e2
+	e1 := calibration.Point{X: float64(r.Points[1].X - r.Points[0].X), Y: float64(r.Points[1].Y - r.Points[0].Y)}
+	e2 := calibration.Point{X: float64(r.Points[2].X - r.Points[1].X), Y: float64(r.Points[2].Y - r.Points[1].Y)}
+	if norm(e1) == 0 || norm(e2) == 0 {
+		return laid{}, false
 	}
-	u := scale(short, 1/norm(short))
+	u := scale(e1, 1/norm(e1))
 	if math.Abs(u.X) < math.Abs(u.Y) {
-		u = calibration.Point{X: u.Y, Y: -u.X} // sideways or not a card: the size check below refuses it
+		u = scale(e2, 1/norm(e2))
 	}
 	if u.X < 0 {
 		u = scale(u, -1)
@@ -229,12 +305,11 @@ func fitCard(outline []image.Point, cal *calibration.Calibration) (laid, bool) {
 	left, right := edges(tp, u)
 	top, bottom := edges(tp, v)
 	w, h := right-left, bottom-top
-	if w < minShort || w > maxShort || h < minLong || h > maxLong {
-		return l, false
-	}
 	cu, cv := (left+right)/2, (top+bottom)/2
-	l.centre = calibration.Point{X: cu*u.X + cv*v.X, Y: cu*u.Y + cv*v.Y}
-	l.u, l.v = u, v
+	l := laid{centre: calibration.Point{X: cu*u.X + cv*v.X, Y: cu*u.Y + cv*v.Y}, u: u, v: v}
+	if w < minShort || w > maxShort || h < minLong || h > maxLong {
+		return l, false // not a card, or one lying sideways
+	}
 	l.imageX, _ = cal.ToImage(l.centre)
 	return l, true
 }
@@ -278,10 +353,6 @@ func edges(pts []calibration.Point, d calibration.Point) (lo, hi float64) {
 		return mn, mx
 	}
 	return peak(0, half), peak(half, len(bins))
-}
-
-func sub(a, b image.Point) calibration.Point {
-	return calibration.Point{X: float64(a.X - b.X), Y: float64(a.Y - b.Y)}
 }
 
 func norm(p calibration.Point) float64 { return math.Hypot(p.X, p.Y) }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -19,7 +20,10 @@ import (
 	"bjmonitor/vision/classify"
 )
 
-var thresholds = flag.Bool("thresholds", false, "measure the template matches on every gnome deck and print how MatchOptions' thresholds were chosen")
+var (
+	thresholds = flag.Bool("thresholds", false, "measure the template matches on every gnome deck and print how MatchOptions' thresholds were chosen")
+	onlyDecks  = flag.String("decks", "", "with -thresholds, only these gnome decks (comma-separated)")
+)
 
 // playCrop is an index corner of a card dealt in play, cut where the
 // card lies, with what it shows.
@@ -164,8 +168,10 @@ func closeCrops(cs []playCrop) {
 }
 
 // TestEnrolledReadsPlay enrols a deck the model never trained on, then
-// reads every index corner of that deck dealt in hands: with the deck,
-// every visible index is read right, surely.
+// reads every index corner of that deck dealt in hands. With the deck no
+// corner is read wrong with confidence (0.75, what an alert trusts), the
+// deck itself decides a third of the visible indices or more, and the
+// visible indices are read right at least as often as by the model alone.
 func TestEnrolledReadsPlay(t *testing.T) {
 	art := newArt(t)
 	model := openCascade(t)
@@ -174,11 +180,7 @@ func TestEnrolledReadsPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inner, err := classify.OpenCascade(fastModelPath, modelPath, classify.DefaultRecheckBelow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := classify.NewEnrolled(inner, d, classify.DefaultMatchOptions())
+	e, err := classify.NewEnrolled(openCascadeOwned(t), d, classify.DefaultMatchOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,25 +195,32 @@ func TestEnrolledReadsPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	visible, sure := 0, 0
+	alone, err := model.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visible, decided, right, rightAlone := 0, 0, 0, 0
 	for i, pc := range pcs {
-		if got[i].Card.Valid() && got[i].Card != pc.card && got[i].Confidence >= 0.99 {
+		if got[i].Card.Valid() && got[i].Card != pc.card && got[i].Confidence >= 0.75 {
 			t.Errorf("corner of %v read %v", pc.card, got[i])
 		}
 		if !pc.visible {
 			continue
 		}
 		visible++
-		if got[i].Card != pc.card {
-			t.Errorf("index of %v read %v", pc.card, got[i])
+		if got[i].Confidence >= classify.DefaultMatchOptions().Confidence {
+			decided++
 		}
-		if got[i].Confidence >= 0.99 {
-			sure++
+		if got[i].Card == pc.card {
+			right++
+		}
+		if alone[i].Card == pc.card {
+			rightAlone++
 		}
 	}
-	t.Logf("%d visible index corners, %d read right at 0.99 or more", visible, sure)
-	if visible < 50 || sure < visible*3/4 {
-		t.Errorf("%d visible index corners, %d read surely; want at least 50, three quarters of them surely", visible, sure)
+	t.Logf("%d visible index corners: %d read right (%d by the model alone), %d decided by the deck", visible, right, rightAlone, decided)
+	if visible < 50 || decided < visible/3 || right < rightAlone {
+		t.Errorf("%d visible index corners, %d read right (model alone %d), %d decided; want at least 50, a third decided, no fewer right than alone", visible, right, rightAlone, decided)
 	}
 }
 
@@ -239,6 +248,9 @@ func TestEnrolledThresholds(t *testing.T) {
 	}
 	var all []matchStat
 	for k, dk := range decks {
+		if *onlyDecks != "" && !slices.Contains(strings.Split(*onlyDecks, ","), dk.Name) {
+			continue
+		}
 		d, _, err := learn(t, still(t, art, dk.Name, uint64(20+k), nil), model)
 		if err != nil {
 			t.Errorf("%s: %v", dk.Name, err)

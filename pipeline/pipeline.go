@@ -50,6 +50,10 @@ type Config struct {
 	// it reads below RecheckBelow (classify.Cascade).
 	FastModel    string
 	RecheckBelow float64
+	// Deck, when set, is the table's own deck file (monitor enroll): its
+	// index templates decide the card wherever they are clear, and the
+	// model reads the rest (classify.Enrolled).
+	Deck string
 	// FPS is the video's frame rate; it sets the tracker's timings.
 	FPS float64
 	// Controlled: the controller's game_start and game_end mark rounds, so
@@ -78,8 +82,8 @@ type Timings struct {
 	Vision, Tracker, Reconcile time.Duration
 }
 
-// model reads corner crops: a classify.Classifier, or a classify.Cascade
-// of two.
+// model reads corner crops: a classify.Classifier, a classify.Cascade of
+// two, or either wrapped in a table's enrolled deck (classify.Enrolled).
 type model interface {
 	vision.Reader
 	Close() error
@@ -129,6 +133,11 @@ func New(cfg Config) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Deck != "" {
+		if clf, err = enrolled(clf, cfg.Deck); err != nil {
+			return nil, err
+		}
+	}
 	tcfg := tracker.DefaultConfig(cfg.FPS)
 	tcfg.Controlled = cfg.Controlled
 	rc := cfg.Reconcile
@@ -140,6 +149,17 @@ func New(cfg Config) (*Pipeline, error) {
 		rec:     alerts.NewReconciler(rc, cfg.Meter),
 		entries: map[string][]controller.Event{},
 	}, nil
+}
+
+// enrolled wraps clf in the enrolled deck at path; it closes clf when it
+// fails.
+func enrolled(clf model, path string) (model, error) {
+	d, err := classify.LoadDeck(path)
+	if err != nil {
+		clf.Close()
+		return nil, err
+	}
+	return classify.NewEnrolled(clf, d, classify.DefaultMatchOptions())
 }
 
 // Close releases the detector and the model. Safe to call twice.

@@ -118,6 +118,11 @@ type VisionConfig struct {
 	// video's other frames are decoded (and kept for evidence clips) but
 	// not read. 0 reads every frame.
 	AnalysisFPS float64 `mapstructure:"analysis_fps"`
+	// Deck is the table's own deck as monitor enroll learned it (a deck
+	// file); where its index templates are clear they decide the card
+	// (classify.Enrolled). Empty: the model alone reads. A relative path
+	// is taken from the configuration file's folder.
+	Deck string `mapstructure:"deck"`
 }
 
 // TableConfig is the table's game and dealing rules.
@@ -462,7 +467,7 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 		return Config{}, &ConfigError{"config", path, err.Error()}
 	}
 	// Files that belong with the configuration are found beside it.
-	for _, f := range []*string{&c.Table.Calibration, &c.MQTT.CAFile, &c.MQTT.CertFile, &c.MQTT.KeyFile} {
+	for _, f := range []*string{&c.Table.Calibration, &c.Vision.Deck, &c.MQTT.CAFile, &c.MQTT.CertFile, &c.MQTT.KeyFile} {
 		if *f != "" && !filepath.IsAbs(*f) && path != "" {
 			*f = filepath.Join(filepath.Dir(path), *f)
 		}
@@ -499,7 +504,8 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 		return pipeline.Config{}, err
 	}
 	return pipeline.Config{
-		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, FPS: fps, Rules: c.Rules(), Meter: meter,
+		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, Deck: c.Vision.Deck,
+		FPS: fps, Rules: c.Rules(), Meter: meter,
 		Reconcile: alerts.Config{
 			Table: c.Table.ID, Rules: c.Rules(), Tables: c.PayTables(),
 			MinConfidence: c.Vision.MinConfidence,
@@ -525,9 +531,23 @@ func loadVideoConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Co
 	return cfg, cfg.checkFiles()
 }
 
-// checkFiles reports a configured file that is not there, before any work
-// starts.
+// checkFiles reports a configured file that is not there or not usable,
+// before any work starts.
 func (c Config) checkFiles() error {
+	if err := c.checkModels(); err != nil {
+		return err
+	}
+	if c.Vision.Deck != "" {
+		// A relative path was taken from the configuration file's folder.
+		if _, err := classify.LoadDeck(c.Vision.Deck); err != nil {
+			return &ConfigError{"vision.deck", c.Vision.Deck, fmt.Sprintf("cannot use the enrolled deck (monitor enroll --out writes it): %v", err)}
+		}
+	}
+	return nil
+}
+
+// checkModels reports a configured card model that is not there.
+func (c Config) checkModels() error {
 	files := []struct{ field, path, what string }{
 		{"vision.model", c.Vision.Model, "the card model"},
 		{"vision.fast_model", c.Vision.FastModel, `the fast card model (set it to "" to read every crop with vision.model)`},

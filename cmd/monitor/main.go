@@ -6,6 +6,7 @@
 //
 //	monitor par [--decks N] [--config FILE] [--json]   print the PAR sheet of the pay tables
 //	monitor calibrate --frame IMG --config FILE --out overlay.png   check the camera's calibration
+//	monitor enroll IMAGE_OR_VIDEO --config FILE --out DECKFILE   learn the table's own deck
 //	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
 //	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
@@ -143,6 +144,14 @@ Usage:
       video's first frame), solve the calibration, and draw the marks and
       the seat and dealer zones over the frame for an installer to check.
 
+  monitor enroll IMAGE_OR_VIDEO [--config FILE] [--table FILE] --out DECKFILE
+      Learn the table's own deck from a picture (or a short video) of it
+      laid out face up on the felt under the calibrated camera: four rows,
+      spades, hearts, diamonds and clubs from the dealer's side, each A to
+      K from left to right as the camera sees it. Writes the deck file
+      that vision.deck names; refuses, naming the card, when a card is
+      missing, out of place or unreadable.
+
   monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4]
       Run the whole pipeline on a recorded video and the controller's log:
       read every card, rebuild every round, evaluate every side bet and
@@ -181,6 +190,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		err = m.runPar(ctx, args[1:])
 	case "calibrate":
 		err = m.runCalibrate(ctx, args[1:])
+	case "enroll":
+		err = m.runEnroll(ctx, args[1:])
 	case "replay":
 		err = m.runReplay(ctx, args[1:])
 	case "live":
