@@ -10,20 +10,22 @@
 //
 // # How the cards are found
 //
-// Card paper is bright and nearly grey. Each blob of it in the picture is
-// outlined, the outline is mapped to table millimetres with the camera's
-// calibration, and the rectangle of least area is fitted to it: a card is
-// a rectangle of about 63×88 mm. The cards are grouped into rows by their
-// distance from the dealer's side, ordered along each row by the picture's
-// x, and placed in 13 evenly spaced places per row. Nothing here depends on
-// the faces' art.
+// Card paper is bright and nearly grey. Each blob of it in the picture
+// (and, for court cards whose pictures cut their paper apart, each blob of
+// whatever is not felt) is outlined, the outline is mapped to table
+// millimetres with the camera's calibration, and a card is fitted to it:
+// its direction from the rectangle of least area, each edge where most of
+// the outline lies. A card is about 63×88 mm. The cards are grouped into
+// rows by their distance from the dealer's side, ordered along each row
+// by the picture's x, and placed in 13 evenly spaced places per row.
+// Nothing here depends on the faces' art.
 //
 // # What is learned, and what is refused
 //
 // For each card, the two index corners (top left, and bottom right where
 // the index is printed turned by 180°) are cut exactly as the monitor cuts
-// them in play (classify.Cropper) and kept in grey, with the box of the
-// index's ink (classify.Deck). Enrolment refuses the picture, naming the
+// them in play (classify.Cropper) and kept, with the box of the index's
+// ink (classify.Deck). Enrolment refuses the picture, naming the
 // card, when a card is missing, when the general model confidently reads
 // another card in its place (out of place, or two cards swapped), or when
 // an index corner shows no ink (a blank or covered card):
