@@ -229,6 +229,7 @@ type matchStat struct {
 	score, ratio float64
 	right        bool
 	visible      bool
+	agree        bool // the model reads the card the templates match best
 }
 
 // TestEnrolledThresholds measures, on every gnome deck, how the enrolled
@@ -261,20 +262,26 @@ func TestEnrolledThresholds(t *testing.T) {
 		t.Logf("%-18s %s", dk.Name, summary(stats, classify.DefaultMatchOptions()))
 	}
 	t.Logf("all decks: %s", summary(all, classify.DefaultMatchOptions()))
-	var b strings.Builder
-	fmt.Fprintf(&b, "decided share / wrong decisions, by MinScore (rows) and MinRatio (columns):\n%8s", "")
-	margins := []float64{1, 1.25, 1.5, 2, 3, 4}
-	for _, m := range margins {
-		fmt.Fprintf(&b, " %13.2f", m)
-	}
-	for _, s := range []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9} {
-		fmt.Fprintf(&b, "\n%8.2f", s)
-		for _, m := range margins {
-			dec, wrong := decide(all, s, m)
-			fmt.Fprintf(&b, " %7.1f%% %4d", 100*float64(dec)/float64(len(all)), wrong)
+	for _, agree := range []bool{true, false} {
+		var b strings.Builder
+		what := "overrule the model (the model reads another card)"
+		if agree {
+			what = "confirm the model (it reads the same card)"
 		}
+		fmt.Fprintf(&b, "where the templates would %s: corners decided / wrong, by MinScore (rows) and ratio (columns):\n%8s", what, "")
+		ratios := []float64{1, 1.5, 2, 3, 4, 5, 6}
+		for _, r := range ratios {
+			fmt.Fprintf(&b, " %10.1f", r)
+		}
+		for _, s := range []float64{0.5, 0.7, 0.8, 0.9} {
+			fmt.Fprintf(&b, "\n%8.2f", s)
+			for _, r := range ratios {
+				dec, wrong := decide(all, s, r, agree)
+				fmt.Fprintf(&b, " %5d %4d", dec, wrong)
+			}
+		}
+		t.Log(b.String())
 	}
-	t.Log(b.String())
 	right, wrong := split(all)
 	t.Logf("right best matches: score %s; ratio %s", quantiles(right, func(m matchStat) float64 { return m.score }), quantiles(right, func(m matchStat) float64 { return m.ratio }))
 	t.Logf("wrong best matches: score %s; ratio %s", quantiles(wrong, func(m matchStat) float64 { return m.score }), quantiles(wrong, func(m matchStat) float64 { return m.ratio }))
@@ -298,9 +305,15 @@ func deckStats(tb testing.TB, art *cardart.Art, d *classify.Deck, deck string, s
 	if err != nil {
 		tb.Fatal(err)
 	}
+	model := openCascadeOwned(tb)
+	defer model.Close()
+	res, err := model.Classify(crops)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	out := make([]matchStat, len(ms))
 	for i, m := range ms {
-		out[i] = matchStat{score: m.Score, ratio: m.Ratio(), right: m.Card == pcs[i].card, visible: pcs[i].visible}
+		out[i] = matchStat{score: m.Score, ratio: m.Ratio(), right: m.Card == pcs[i].card, visible: pcs[i].visible, agree: res[i].Card == m.Card}
 	}
 	return out
 }
@@ -314,9 +327,9 @@ func openCascadeOwned(tb testing.TB) *classify.Cascade {
 	return c
 }
 
-func decide(all []matchStat, score, ratio float64) (decided, wrong int) {
+func decide(all []matchStat, score, ratio float64, agree bool) (decided, wrong int) {
 	for _, m := range all {
-		if m.score >= score && m.ratio >= ratio {
+		if m.agree == agree && m.score >= score && m.ratio >= ratio {
 			decided++
 			if !m.right {
 				wrong++
@@ -329,7 +342,11 @@ func decide(all []matchStat, score, ratio float64) (decided, wrong int) {
 func summary(stats []matchStat, o classify.MatchOptions) string {
 	vis, visDecided, dec, wrong := 0, 0, 0, 0
 	for _, m := range stats {
-		d := m.score >= o.MinScore && m.ratio >= o.MinRatio
+		ratio := o.OverruleRatio
+		if m.agree {
+			ratio = o.ConfirmRatio
+		}
+		d := m.score >= o.MinScore && m.ratio >= ratio
 		if m.visible {
 			vis++
 			if d && m.right {

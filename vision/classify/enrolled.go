@@ -29,9 +29,11 @@ type MatchOptions struct {
 	// MinScore is the normalised cross-correlation (-1..1) the best
 	// card's template must reach on a crop.
 	MinScore float64
-	// MinRatio is how many times farther (in 1 − correlation) the best
-	// other card's template must be from the crop than the best card's.
-	MinRatio float64
+	// ConfirmRatio is how many times farther (in 1 − correlation) the
+	// best other card's template must be from the crop than the best
+	// card's, for the templates to confirm the card the model reads;
+	// OverruleRatio, for them to put another card in its place.
+	ConfirmRatio, OverruleRatio float64
 	// Confidence is what a reading the templates decide is reported
 	// with (the model's own, when it read the same card surer).
 	Confidence float64
@@ -46,7 +48,7 @@ type MatchOptions struct {
 // score floor of 0.8 changed nothing there and keeps a corner that looks
 // like no card at all to the model.
 func DefaultMatchOptions() MatchOptions {
-	return MatchOptions{MinScore: 0.8, MinRatio: 3, Confidence: 0.99}
+	return MatchOptions{MinScore: 0.8, ConfirmRatio: 2, OverruleRatio: 5, Confidence: 0.99}
 }
 
 // shiftPx is how far, in crop pixels each way (1 mm at 2 px/mm), a
@@ -71,16 +73,23 @@ type Match struct {
 // the best card, in 1 − correlation.
 func (m Match) Ratio() float64 { return (1 - m.Second) / math.Max(1-m.Score, 1e-9) }
 
-// Decided reports whether the match is clear enough to decide the card.
-func (m Match) Decided(o MatchOptions) bool {
-	return m.Card.Valid() && m.Score >= o.MinScore && m.Ratio() >= o.MinRatio
+// Decided reports whether the match is clear enough to decide the card,
+// given the card the model reads (confirming it takes less than
+// overruling it).
+func (m Match) Decided(o MatchOptions, model cards.Card) bool {
+	ratio := o.OverruleRatio
+	if m.Card == model {
+		ratio = o.ConfirmRatio
+	}
+	return m.Card.Valid() && m.Score >= o.MinScore && m.Ratio() >= ratio
 }
 
 // Enrolled reads crops with a model, then compares each crop the model
 // reads as a card with the templates of the table's own enrolled deck.
-// Where one card's template is clearly the best (MatchOptions), that card
-// is the answer; otherwise the model's answer stands. "none" and "back"
-// are always the model's.
+// Where one card's template is clearly the best (MatchOptions: clearer to
+// put another card in the model's place than to confirm the model's),
+// that card is the answer; otherwise the model's answer stands. "none"
+// and "back" are always the model's.
 //
 // The comparison is the normalised cross-correlation (NCC) of a template
 // with the crop over the template's index box (the box of its index's
@@ -118,9 +127,9 @@ func NewEnrolled(model Model, d *Deck, opts MatchOptions) (*Enrolled, error) {
 		model.Close()
 		return nil, err
 	}
-	if !(opts.MinScore > 0 && opts.MinScore <= 1 && opts.MinRatio >= 1 && opts.MinRatio <= 100 && opts.Confidence > 0 && opts.Confidence <= 1) {
+	if !(opts.MinScore > 0 && opts.MinScore <= 1 && opts.ConfirmRatio >= 1 && opts.OverruleRatio >= opts.ConfirmRatio && opts.OverruleRatio <= 100 && opts.Confidence > 0 && opts.Confidence <= 1) {
 		model.Close()
-		return nil, fmt.Errorf("classify: match options %+v: want MinScore in (0, 1], MinRatio in [1, 100], Confidence in (0, 1]", opts)
+		return nil, fmt.Errorf("classify: match options %+v: want MinScore in (0, 1], 1 ≤ ConfirmRatio ≤ OverruleRatio ≤ 100, Confidence in (0, 1]", opts)
 	}
 	region := deckRegion(d)
 	n := 2 * region.Dx() * region.Dy()
@@ -305,7 +314,7 @@ func (e *Enrolled) Classify(crops []gocv.Mat) ([]Result, error) {
 	}
 	for j, i := range which {
 		m := ms[j]
-		if !m.Decided(e.opts) {
+		if !m.Decided(e.opts, res[i].Card) {
 			continue
 		}
 		if res[i].Card == m.Card {

@@ -106,7 +106,7 @@ func TestEnrolledUnclearLeavesTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ms[0].Decided(DefaultMatchOptions()) {
+	if ms[0].Decided(DefaultMatchOptions(), d.Cards[0].Card) {
 		t.Errorf("Match = %+v decided, want undecided (two cards share the template)", ms[0])
 	}
 	got, err := e.Classify([]gocv.Mat{crop})
@@ -168,4 +168,31 @@ func TestEnrolledClose(t *testing.T) {
 	if _, err := NewEnrolled(model2, bad, DefaultMatchOptions()); !errors.Is(err, ErrDeck) || model2.closed != 1 {
 		t.Errorf("NewEnrolled(bad deck) = %v, model closed %d times; want ErrDeck and 1", err, model2.closed)
 	}
+}
+
+// BenchmarkEnrolledMatch times the template comparison alone, per crop:
+// the cost enrolment adds to every corner the model reads as a card.
+func BenchmarkEnrolledMatch(b *testing.B) {
+	d := synthDeck(9)
+	e, err := NewEnrolled(&fakeModel{answer: func(int) Result { return Result{} }}, d, DefaultMatchOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	var crops []gocv.Mat
+	for i := range matchBatch {
+		crops = append(crops, templateCrop(b, d, d.Cards[i].Card, 0, 1, 1))
+	}
+	defer func() {
+		for _, c := range crops {
+			c.Close()
+		}
+	}()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := e.Match(crops); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(crops)), "µs/crop")
 }
