@@ -40,13 +40,12 @@ type MatchOptions struct {
 }
 
 // DefaultMatchOptions returns the thresholds chosen on the gnome decks
-// only (enroll's TestEnrolledThresholds; never on the KDE acceptance
-// decks): 12 gnome decks enrolled from rendered stills, every card dealt
-// into overlapping hands, 1,248 corners compared. No wrong card was ever
-// more than 2.7 times closer than its runner-up, so a ratio of 3 decided
-// 30% of all corners (most of the visible indices) with none wrong; the
-// score floor of 0.8 changed nothing there and keeps a corner that looks
-// like no card at all to the model.
+// only, never on the KDE acceptance decks (enroll/README.md): of 1,352
+// corners of 13 enrolled gnome decks dealt into hands, templates that
+// agreed with the model at a ratio of 2 decided 583, none wrong; every
+// match that disagreed with the model was wrong, up to a ratio of 4.4, so
+// overruling takes 5. The score floor of 0.8 keeps a corner that looks
+// like no enrolled card from deciding anything.
 func DefaultMatchOptions() MatchOptions {
 	return MatchOptions{MinScore: 0.8, ConfirmRatio: 2, OverruleRatio: 5, Confidence: 0.99}
 }
