@@ -125,7 +125,8 @@ func cornerFrame(cal *calibration.Calibration, c laid, corner int) classify.Fram
 	}
 }
 
-// Ink: a pixel at least inkContrast grey levels darker than the paper,
+// Ink: a pixel at least inkContrast grey levels darker than the paper (or
+// red, see redInk),
 // at least edgePx (1.5 mm) from the card's edges and outside the
 // cornerPx (3 mm) square of its rounded corner, where felt and shadow
 // show. An index has at least minInkPx such pixels (3 mm² at 2 px/mm; a
@@ -156,32 +157,40 @@ const (
 // template turns a crop into a template: its pixels and the box of its
 // index's ink, or false when there is no ink.
 func template(crop gocv.Mat) (classify.Template, bool) {
-	g := gocv.NewMat()
-	defer g.Close()
-	gocv.CvtColor(crop, &g, gocv.ColorBGRToGray)
-	grey, err := g.DataPtrUint8()
-	if err != nil || len(grey) != classify.CropCols*classify.CropRows {
+	bgr := crop.ToBytes()
+	const cols = classify.CropCols
+	if len(bgr) != 3*cols*classify.CropRows {
 		return classify.Template{}, false
 	}
-	const cols = classify.CropCols
-	var levels []byte
+	grey := make([]int, cols*classify.CropRows)
+	red := make([]int, len(grey))
+	for i := range grey {
+		b, g, r := int(bgr[3*i]), int(bgr[3*i+1]), int(bgr[3*i+2])
+		grey[i], red[i] = (b+g+r)/3, r-g
+	}
+	var levels []int
 	for y := edgePx; y < classify.CropRows; y++ {
 		levels = append(levels, grey[y*cols+edgePx:(y+1)*cols]...)
 	}
 	slices.Sort(levels)
-	paper := int(levels[len(levels)*9/10]) // most of an index corner is paper
+	paper := levels[len(levels)*9/10] // most of an index corner is paper
 	ink := func(x, y int) bool {
 		if x < cornerPx && y < cornerPx {
 			return false // the rounded corner, where felt and shadow show
 		}
-		return int(grey[y*cols+x]) <= paper-inkContrast
+		i := y*cols + x
+		return grey[i] <= paper-inkContrast || red[i] >= redInk
 	}
 	box, n := indexBox(ink)
 	if n < minInkPx {
 		return classify.Template{}, false
 	}
-	return classify.Template{Ink: [4]int{box.Min.X, box.Min.Y, box.Max.X, box.Max.Y}, BGR: crop.ToBytes()}, true
+	return classify.Template{Ink: [4]int{box.Min.X, box.Min.Y, box.Max.X, box.Max.Y}, BGR: bgr}, true
 }
+
+// redInk is how much redder than green a pixel of red ink is: a pale red
+// index differs little from the paper in brightness.
+const redInk = 60
 
 // indexBox finds the index's ink in a crop: the first run of columns at
 // least minIndexPx wide that has ink, ending at a gap of colGapPx (thinner
