@@ -177,7 +177,7 @@ const splitMM = 6.0
 type splitter struct {
 	size        image.Point
 	px          float64
-	mask        gocv.Mat // the paper of the whole picture; the splitter's
+	mask        gocv.Mat // the mask the blobs come from; its caller closes it
 	blob, parts gocv.Mat
 	kernel      gocv.Mat
 }
