@@ -90,31 +90,39 @@ func TestTrainingSeesNoAcceptanceDeck(t *testing.T) {
 			}
 		}
 	})
-	t.Run("gendata", func(t *testing.T) {
-		dir := filepath.Join("..", "..", "models", "cardindex", "gendata")
-		pkgs, err := parser.ParseDir(token.NewFileSet(), dir, nil, 0)
-		if err != nil || len(pkgs) == 0 {
-			t.Fatalf("parse %s: %v", dir, err)
-		}
-		forbidden := map[string]bool{"NewAcceptance": true, "AcceptanceDecks": true, "AcceptanceDeckDir": true, "AcceptancePrefix": true}
-		for _, p := range pkgs {
-			for name, f := range p.Files {
-				ast.Inspect(f, func(n ast.Node) bool {
-					switch n := n.(type) {
-					case *ast.SelectorExpr:
-						if forbidden[n.Sel.Name] {
-							t.Errorf("%s uses cardart.%s: training must never see the acceptance decks", name, n.Sel.Name)
-						}
-					case *ast.BasicLit:
-						if n.Kind == token.STRING && (strings.Contains(n.Value, "carddecks") || strings.Contains(n.Value, AcceptancePrefix)) {
-							t.Errorf("%s mentions %s: training must never see the acceptance decks", name, n.Value)
-						}
+	// gendata makes the training data, and cardface draws its
+	// procedural designs.
+	for _, dir := range []string{filepath.Join("..", "..", "models", "cardindex", "gendata"), filepath.Join("..", "cardface")} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { noAcceptanceIn(t, dir) })
+	}
+}
+
+// noAcceptanceIn fails when the Go source in dir names the acceptance
+// API or the KDE decks' folder.
+func noAcceptanceIn(t *testing.T, dir string) {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, nil, 0)
+	if err != nil || len(pkgs) == 0 {
+		t.Fatalf("parse %s: %v", dir, err)
+	}
+	forbidden := map[string]bool{"NewAcceptance": true, "AcceptanceDecks": true, "AcceptanceDeckDir": true, "AcceptancePrefix": true}
+	for _, p := range pkgs {
+		for name, f := range p.Files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					if forbidden[n.Sel.Name] {
+						t.Errorf("%s uses cardart.%s: training must never see the acceptance decks", name, n.Sel.Name)
 					}
-					return true
-				})
-			}
+				case *ast.BasicLit:
+					if n.Kind == token.STRING && (strings.Contains(n.Value, "carddecks") || strings.Contains(n.Value, AcceptancePrefix)) {
+						t.Errorf("%s mentions %s: training must never see the acceptance decks", name, n.Value)
+					}
+				}
+				return true
+			})
 		}
-	})
+	}
 }
 
 // TestAcceptanceDecks checks that every KDE deck installed is kept or
