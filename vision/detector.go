@@ -142,8 +142,11 @@ type zone struct {
 	filled     gocv.Mat // the paper blobs, filled
 	obs        []Observation
 	cache      []cachedRead
-	busy       bool // skin near its cards when last read
-	read       bool
+	// lone are the zone's lone cards' rectangles, shapes the cards its
+	// outlines show, read or not (cardShapes).
+	lone, shapes []cardShape
+	busy         bool // skin near its cards when last read
+	read         bool
 	// A zone is read on a worker of its own: it owns its cropper and
 	// crops. reads, batch and pending carry a reading from cutting the
 	// crops to the model's verdict.

@@ -10,7 +10,8 @@ import (
 // Observation is one card seen in one frame.
 type Observation struct {
 	// Card is the rank and suit read, or the zero Card when the card is
-	// face down or could not be read.
+	// face down or could not be read: its outline shows a card, but no
+	// corner of it reads as one (Unreadable).
 	Card cards.Card
 	// Confidence in the reading, from 0 to 1. A card partly covered by a
 	// hand is reported with low confidence, never guessed confidently.
@@ -37,6 +38,12 @@ type Observation struct {
 // (the card index model was trained with label smoothing, so a sure
 // reading scores about 0.95, not 1).
 const Confident = 0.75
+
+// Unreadable is the confidence below which a reading says nothing of
+// the card: the model is as likely seeing the printing on the felt, or
+// an index it was never shown. A card whose every reading is below it
+// is observed with the zero Card: it lies there, unread.
+const Unreadable = 0.35
 
 // Frame is what one frame showed.
 type Frame struct {

@@ -135,7 +135,7 @@ func TestObserveTurnedReading(t *testing.T) {
 			if paper == nil {
 				paper = func(point2) bool { return true }
 			}
-			got := d.observe(tt.reads, paper)
+			got := d.observe(tt.reads, nil, paper)
 			if len(got) != tt.want {
 				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
 			}

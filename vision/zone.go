@@ -49,6 +49,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	z.busy = float64(skinPx) > busySkinMM2*r*r
 	at, frames, near := d.placeCorners(z, corners)
 	d.cutCrops(frame, z, at, frames, near)
+	z.shapes = d.cardShapes(z)
 }
 
 // paperMask leaves in z.mask the zone's card paper, specks dropped.
@@ -104,10 +105,11 @@ func (z *zone) fillBlobs(contours gocv.PointsVector) {
 
 // blobCorners returns the card corners worth a crop on the outlines of
 // the zone's paper blobs (contours, in the zone's picture). A blob that is
-// one card on its own gives its rectangle's index corners, and the whole
-// rectangle is filled in in z.filled.
+// one card on its own gives its rectangle's index corners, the whole
+// rectangle is filled in in z.filled, and the card goes in z.lone.
 func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 	r := d.opts.PxPerMM
+	z.lone = z.lone[:0]
 	cardPx := cardW * cardH * r * r
 	grey, greyOK := newGreyPicture(d.grid.grey, z.roi)
 	var corners []corner
@@ -131,6 +133,7 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 			gocv.FillPoly(&z.filled, pv, white)
 			pv.Close()
 			corners = append(corners, rc...)
+			z.lone = append(z.lone, d.loneShape(z, rect))
 			continue
 		}
 		var hidden *greyPicture // more than one card: look for hidden corners
@@ -251,7 +254,7 @@ func (d *Detector) finishZone(z *zone, res []classify.Result) {
 			z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
 		}
 	}
-	z.obs = d.observe(z.reads, func(p point2) bool { return d.onPaper(z, p) })
+	z.obs = d.observe(z.reads, z.shapes, func(p point2) bool { return d.onPaper(z, p) })
 }
 
 // cacheConfidence is the least confidence of a reading that a crop looking
@@ -413,10 +416,17 @@ func (d *Detector) frameAt(c corner) classify.Frame {
 }
 
 // observe turns corner readings into cards: the two index corners of a
-// card agree on where its centre is, and so do the corners of a back.
-func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observation {
+// card agree on where its centre is, and so do the corners of a back. A
+// card the outline shows (shapes) that no reading names is there all
+// the same, unread: what the model sees of it below Unreadable says
+// nothing of it.
+func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(point2) bool) []Observation {
+	unread := unreadShapes(reads, shapes)
 	var out []Observation
 	for _, g := range faceGroups(reads, onPaper) {
+		if g.conf < Unreadable && nearShape(g.centre, unread) {
+			continue
+		}
 		conf := g.conf
 		if g.capped {
 			conf = math.Min(conf, d.opts.CoveredConfidence)
@@ -426,7 +436,7 @@ func (d *Detector) observe(reads []read, onPaper func(point2) bool) []Observatio
 	for _, b := range backs(reads) {
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
 	}
-	return out
+	return append(out, d.unknowns(unread, out)...)
 }
 
 // faceGroup is the index corners read as one card whose centres agree:

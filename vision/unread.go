@@ -1,0 +1,170 @@
+package vision
+
+import (
+	"image"
+	"math"
+	"slices"
+
+	"bjmonitor/cards"
+)
+
+// cardShape is a card the paper's outline shows, whatever is printed on
+// it: its centre and long axis on the table, in mm.
+type cardShape struct{ centre, v point2 }
+
+// corners returns the shape's four corners on the table.
+func (s cardShape) corners() [4]point2 {
+	v := s.v.unit()
+	u := point2{-v.Y, v.X}
+	var out [4]point2
+	for i, k := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+		out[i] = s.centre.add(u.scale(k[0] * cardW / 2)).add(v.scale(k[1] * cardH / 2))
+	}
+	return out
+}
+
+// What makes a paper shape a card, read or not (cardShapes, unreadShapes).
+const (
+	// oppositeCos: the two index corners of one card face opposite ways,
+	// each edge within some 8° of the other's reversed.
+	oppositeCos = -0.99
+	// cornerNearMM: a reading this close to a shape's corner is of that
+	// corner.
+	cornerNearMM = 5.0
+	// minPaperShare is the least share of a card's face that is paper
+	// in the zone's mask: a face is mostly its white ground and margin,
+	// even a court card; a box or a line printed on the felt, whose
+	// outline may be a card's size, is mostly felt inside.
+	minPaperShare = 0.4
+)
+
+// loneShape is the card whose rectangle rect (in the zone's picture)
+// singleCard found, placed on the table.
+func (d *Detector) loneShape(z *zone, rect [4]image.Point) cardShape {
+	r := d.opts.PxPerMM
+	var p [4]point2
+	var c point2
+	for i, q := range rect {
+		p[i] = point2{z.x0 + float64(q.X)/r, z.y0 + float64(q.Y)/r}
+		c = c.add(p[i].scale(0.25))
+	}
+	v := p[1].sub(p[0])
+	if w := p[2].sub(p[1]); w.len() > v.len() {
+		v = w
+	}
+	return cardShape{centre: c, v: v.unit()}
+}
+
+// cardShapes returns the cards the zone's paper shows by their outline
+// alone: each lone card's rectangle (z.lone), and each card two of whose
+// index corners, read this frame (z.reads), face each other across it
+// and agree on where it lies, its body on the paper. A shape counts only
+// where paper covers enough of it (minPaperShare), each once.
+func (d *Detector) cardShapes(z *zone) []cardShape {
+	onPaper := func(p point2) bool { return d.onPaper(z, p) }
+	cands := slices.Clone(z.lone)
+	for i, a := range z.reads {
+		for _, b := range z.reads[i+1:] {
+			if s, ok := oppositeCorners(a.at, b.at); ok && bodyOnPaper(a.at, onPaper) && bodyOnPaper(b.at, onPaper) {
+				cands = append(cands, s)
+			}
+		}
+	}
+	var out []cardShape
+	for _, s := range cands {
+		dup := slices.ContainsFunc(out, func(o cardShape) bool { return o.centre.sub(s.centre).len() < sameCardMM })
+		if !dup && d.paperShare(z, s) >= minPaperShare {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// oppositeCorners reports whether a and b are the two index corners of
+// one card, the top left and the bottom right: their edges run opposite
+// ways and the card each places lies in one place. It returns that card.
+func oppositeCorners(a, b corner) (cardShape, bool) {
+	if dot(a.U, b.U) > oppositeCos || dot(a.V, b.V) > oppositeCos {
+		return cardShape{}, false
+	}
+	ca, cb := indexCentre(a), indexCentre(b)
+	if ca.sub(cb).len() >= sameFaceMM {
+		return cardShape{}, false
+	}
+	return cardShape{centre: ca.add(cb).scale(0.5), v: a.V}, true
+}
+
+// indexCentre is the centre of the card whose index corner is c.
+func indexCentre(c corner) point2 {
+	return c.P.add(c.U.scale(cardW / 2)).add(c.V.scale(cardH / 2))
+}
+
+// paperShare is the share of points on a grid over the shape's face,
+// inside its margin, that lie on paper in the zone's mask.
+func (d *Detector) paperShare(z *zone, s cardShape) float64 {
+	const nu, nv = 9, 12
+	r := d.opts.PxPerMM
+	v := s.v.unit()
+	u := point2{-v.Y, v.X}
+	on, all := 0, 0
+	for i := range nu {
+		for j := range nv {
+			a := (float64(i)+0.5)/nu - 0.5
+			b := (float64(j)+0.5)/nv - 0.5
+			p := s.centre.add(u.scale(a * (cardW - 4))).add(v.scale(b * (cardH - 4)))
+			x, y := int((p.X-z.x0)*r), int((p.Y-z.y0)*r)
+			all++
+			if x >= 0 && y >= 0 && x < z.mask.Cols() && y < z.mask.Rows() && z.mask.GetUCharAt(y, x) != 0 {
+				on++
+			}
+		}
+	}
+	return float64(on) / float64(all)
+}
+
+// unreadShapes returns the shapes that no reading names: the model was
+// shown at least one of the shape's corners, and read none of them as a
+// back or as a card with confidence Unreadable or more.
+func unreadShapes(reads []read, shapes []cardShape) []cardShape {
+	var out []cardShape
+	for _, s := range shapes {
+		shown, named := false, false
+		for _, rd := range reads {
+			at := false
+			for _, c := range s.corners() {
+				at = at || rd.at.P.sub(c).len() < cornerNearMM
+			}
+			if !at {
+				continue
+			}
+			shown = true
+			named = named || rd.res.Back || rd.res.Card.Valid() && rd.res.Confidence >= Unreadable
+		}
+		if shown && !named {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// unknowns returns an observation, with the zero Card and no confidence,
+// for each unread shape where no card of obs lies: a card that cannot
+// be read still lies there.
+func (d *Detector) unknowns(unread []cardShape, obs []Observation) []Observation {
+	var out []Observation
+	for _, s := range unread {
+		clash := slices.ContainsFunc(obs, func(o Observation) bool {
+			return math.Hypot(o.Center.X-s.centre.X, o.Center.Y-s.centre.Y) < sameCardMM
+		})
+		if !clash {
+			out = append(out, d.observation(cards.Card{}, 0, false, s.centre, s.v))
+		}
+	}
+	return out
+}
+
+// nearShape reports whether a card centred at c lies where one of
+// shapes does.
+func nearShape(c point2, shapes []cardShape) bool {
+	return slices.ContainsFunc(shapes, func(s cardShape) bool { return s.centre.sub(c).len() < sameCardMM })
+}

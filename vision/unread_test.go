@@ -1,0 +1,144 @@
+package vision
+
+import (
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/vision/classify"
+)
+
+// unreadDetector is a detector on a camera that sees the table square on,
+// for tests of observe and cardShapes without a model.
+func unreadDetector(t *testing.T) *Detector {
+	t.Helper()
+	var pts []calibration.Correspondence
+	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
+		pts = append(pts, calibration.Correspondence{Table: p, X: 500 + p.X, Y: 500 + p.Y})
+	}
+	cal, err := calibration.FromCorrespondences(&calibration.Table{ImageWidth: 1000, ImageHeight: 1000}, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Detector{cal: cal, opts: DefaultOptions()}
+}
+
+// The two index corners of a card lying upright, its top left at the
+// origin: the top left's edges run right and down, the bottom right's
+// left and up.
+var (
+	topLeftAt     = corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{0, 1}}
+	bottomRightAt = corner{P: point2{cardW, cardH}, U: point2{-1, 0}, V: point2{0, -1}}
+	uprightCard   = cardShape{centre: point2{cardW / 2, cardH / 2}, v: point2{0, 1}}
+)
+
+// TestObserveUnreadCard: a card the outline shows whose corners read as
+// no card, or as one below Unreadable, is observed unread, where it lies;
+// a card read, or read as a back, is observed as before, and a shape
+// whose corners the model was never shown is no card.
+func TestObserveUnreadCard(t *testing.T) {
+	d := unreadDetector(t)
+	nine := cards.MustParse("9D")
+	res := func(c cards.Card, conf float64) classify.Result {
+		return classify.Result{Card: c, Confidence: conf}
+	}
+	back := classify.Result{Back: true, Confidence: 0.9}
+	none := res(cards.Card{}, 0.97)
+	tests := []struct {
+		name       string
+		tl, br     classify.Result
+		shapes     []cardShape
+		want       cards.Card
+		wantN      int
+		wantDown   bool
+		wantUnread bool
+	}{
+		{"read as no card", none, none, []cardShape{uprightCard}, cards.Card{}, 1, false, true},
+		{"read below Unreadable", res(nine, 0.2), none, []cardShape{uprightCard}, cards.Card{}, 1, false, true},
+		{"read below Unreadable at both corners", res(nine, 0.3), res(nine, 0.25), []cardShape{uprightCard}, cards.Card{}, 1, false, true},
+		{"read at Unreadable", res(nine, Unreadable), none, []cardShape{uprightCard}, nine, 1, false, false},
+		{"read surely", res(nine, 0.95), res(nine, 0.96), []cardShape{uprightCard}, nine, 1, false, false},
+		{"read as a back", back, back, []cardShape{uprightCard}, cards.Card{}, 1, true, false},
+		{"one corner read as a back: face down, as before", back, none, []cardShape{uprightCard}, cards.Card{}, 0, false, false},
+		{"no shape: nothing, as before", none, none, nil, cards.Card{}, 0, false, false},
+		{"a shape whose corners were not shown", none, none, []cardShape{{centre: point2{200, 0}, v: point2{0, 1}}}, cards.Card{}, 0, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reads := []read{{res: tt.tl, at: topLeftAt}, {res: tt.br, at: bottomRightAt}}
+			got := d.observe(reads, tt.shapes, func(point2) bool { return true })
+			if len(got) != tt.wantN {
+				t.Fatalf("%d observations, want %d: %+v", len(got), tt.wantN, got)
+			}
+			if tt.wantN == 0 {
+				return
+			}
+			o := got[0]
+			if o.Card != tt.want || o.FaceDown != tt.wantDown {
+				t.Errorf("observed %v face down %v, want %v face down %v", o.Card, o.FaceDown, tt.want, tt.wantDown)
+			}
+			if unread := !o.Card.Valid() && !o.FaceDown; unread != tt.wantUnread {
+				t.Errorf("unread %v, want %v", unread, tt.wantUnread)
+			}
+			if c := (calibration.Point{X: cardW / 2, Y: cardH / 2}); Dist(o.Center, c) > 1 {
+				t.Errorf("centre %v, want %v", o.Center, c)
+			}
+			if tt.wantUnread && o.Confidence != 0 {
+				t.Errorf("confidence %v, want 0", o.Confidence)
+			}
+		})
+	}
+}
+
+// TestCardShapes: the paper shows a card by its two index corners, facing
+// each other across it, or as a lone card's rectangle, where paper covers
+// its face; the outline of a box printed on the felt, corners that are
+// not one card's, and paper too small are no card.
+func TestCardShapes(t *testing.T) {
+	const r = 2.0 // px a mm, as DefaultOptions
+	d := unreadDetector(t)
+	// The card lies 10 mm in from the zone's corner; a printed box's
+	// line is 3 mm wide.
+	solid := cardCorners(cardW/2+10, cardH/2+10, 0, r)
+	inner := []point2{{13 * r, 13 * r}, {(cardW + 7) * r, 13 * r}, {(cardW + 7) * r, (cardH + 7) * r}, {13 * r, (cardH + 7) * r}}
+	at := func(c corner) read { return read{at: corner{P: c.P.add(point2{10, 10}), U: c.U, V: c.V}} }
+	shifted := corner{P: point2{cardW, cardH + 30}, U: point2{-1, 0}, V: point2{0, -1}}
+	lone := cardShape{centre: point2{cardW/2 + 10, cardH/2 + 10}, v: point2{0, 1}}
+	tests := []struct {
+		name  string
+		box   bool // a printed box, hollow, not a card
+		reads []read
+		lone  []cardShape
+		want  int
+	}{
+		{"a card's index corners", false, []read{at(topLeftAt), at(bottomRightAt)}, nil, 1},
+		{"one index corner", false, []read{at(topLeftAt)}, nil, 0},
+		{"two top-left corners", false, []read{at(topLeftAt), at(corner{P: point2{0, 20}, U: point2{1, 0}, V: point2{0, 1}})}, nil, 0},
+		{"opposite corners of no one card", false, []read{at(topLeftAt), at(shifted)}, nil, 0},
+		{"a printed box's corners", true, []read{at(topLeftAt), at(bottomRightAt)}, nil, 0},
+		{"a lone card's rectangle", false, nil, []cardShape{lone}, 1},
+		{"a lone printed box", true, nil, []cardShape{lone}, 0},
+		{"a lone card, and its index corners", false, []read{at(topLeftAt), at(bottomRightAt)}, []cardShape{lone}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			z := &zone{mask: gocv.NewMatWithSize(int(120*r), int(100*r), gocv.MatTypeCV8U), filled: gocv.NewMatWithSize(int(120*r), int(100*r), gocv.MatTypeCV8U)}
+			defer z.mask.Close()
+			defer z.filled.Close()
+			z.mask.SetTo(gocv.NewScalar(0, 0, 0, 0))
+			z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
+			fillMask(&z.mask, solid[:], true)
+			fillMask(&z.filled, solid[:], true) // fillBlobs fills a box's outline too
+			if tt.box {
+				fillMask(&z.mask, inner, false)
+			}
+			z.reads, z.lone = tt.reads, tt.lone
+			got := d.cardShapes(z)
+			if len(got) != tt.want {
+				t.Errorf("%d shapes, want %d: %+v", len(got), tt.want, got)
+			}
+		})
+	}
+}
