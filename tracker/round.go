@@ -187,7 +187,7 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 		id, conf := tr.identity()
 		c := Card{Card: id, Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}
 		if !id.Valid() {
-			c.FaceDown = tr.downs > 0
+			c.FaceDown = tr.downs > 0 && !tr.faceUp
 			c.Text = "??"
 			if c.FaceDown {
 				c.Text = "XX"
@@ -272,6 +272,11 @@ func (t *Tracker) settle(r *Round) {
 			}
 			if len(h.Cards) < 2 {
 				doubt(h.Cards, "seat %d hand %d: %d card(s), but every hand takes two", s.Seat, hi, len(h.Cards))
+			}
+			for i, c := range h.Cards {
+				if !c.Card.Valid() && !c.FaceDown {
+					doubt(h.Cards, "seat %d hand %d: card %d lies face up but was never read", s.Seat, hi, i+1)
+				}
 			}
 			if slices.ContainsFunc(h.Cards, func(c Card) bool { return c.Clipped }) {
 				doubt(h.Cards, "seat %d hand %d: a card reaches past the picture's edge, where more of the hand's cards may lie unseen", s.Seat, hi)

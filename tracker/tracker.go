@@ -93,7 +93,9 @@ type track struct {
 	reads     int // frames with a clear reading
 	weak      map[cards.Card]float64
 	weakReads int
-	downs     int // frames face down
+	downs     int  // frames face down
+	blanks    int  // frames face up, unread: a card by its outline alone
+	faceUp    bool // last seen face up
 	confirmed bool
 	confirmAt int
 	gone      bool
@@ -324,9 +326,12 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	if tr.gone {
 		tr.gone = false // it was only covered
 	}
+	tr.faceUp = !o.FaceDown
 	switch {
 	case o.FaceDown:
 		tr.downs += t.span
+	case !o.Card.Valid():
+		tr.blanks += t.span
 	case o.Card.Valid() && o.Confidence >= clearRead:
 		tr.votes[o.Card] += o.Confidence * float64(t.span)
 		tr.reads += t.span
@@ -352,6 +357,13 @@ func (t *Tracker) readable(tr *track) bool {
 	}
 	_, conf := tr.identity()
 	if conf >= t.cfg.CountConfidence {
+		return true
+	}
+	// A card the vision sees by its outline but cannot read (a deck
+	// unlike those the model knows) lies there all the same: count it,
+	// unread, so that its hand keeps it in its place and the hand's
+	// alerts go for review. A later clear reading names it.
+	if tr.blanks >= t.cfg.StableFrames {
 		return true
 	}
 	// A card the model reads only doubtfully, but the same way every time
@@ -419,7 +431,7 @@ func quarterTurned(a, b float64) bool {
 // weakFloor is the least mean confidence of a doubtful but steady
 // reading that still counts a card. Below it, what the model sees is as
 // likely a chip or the printing on the felt.
-const weakFloor = 0.35
+const weakFloor = vision.Unreadable
 
 // identity returns the card most reads agreed on and how sure they are:
 // the mean confidence the reads gave it, counting reads of other cards
