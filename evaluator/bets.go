@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"bjmonitor/cards"
 	"bjmonitor/game"
@@ -219,6 +220,13 @@ func potOfGold(o *Outcome, rules game.Rules, s game.Seat, t PotOfGoldTable) erro
 	// Once the first two cards make a free bet impossible, the bet is lost.
 	if !game.FreeSplit(two[:]) && !game.FreeDouble(two[:]) {
 		return nil
+	}
+	// Lammers are counted on every hand's first two cards: one never
+	// read leaves the count a guess.
+	for _, h := range s.Hands {
+		if slices.ContainsFunc(h.Cards[:min(2, len(h.Cards))], func(c cards.Card) bool { return !c.Valid() }) {
+			return fmt.Errorf("%w: Pot of Gold counts lammers on a card that was not read", ErrIncomplete)
+		}
 	}
 	n := s.Lammers()
 	if pays := t.PaysFor(n); pays > 0 {
