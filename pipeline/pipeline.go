@@ -67,6 +67,10 @@ type Config struct {
 	Meter *evaluator.Meter
 	// Vision tunes the detector; the zero value means vision.DefaultOptions.
 	Vision vision.Options
+	// WrapReader, when set, is handed the reader the pipeline opened
+	// (Model, FastModel) and returns the reader vision uses: one that
+	// sees, or changes, every reading of a corner crop.
+	WrapReader func(vision.Reader) vision.Reader
 }
 
 // Result is one finished round: the round as rebuilt, the outcome of every
@@ -288,7 +292,11 @@ func (p *Pipeline) calibrate(mat gocv.Mat) error {
 		}
 		p.cal = cal
 	}
-	det, err := vision.NewDetector(p.cal, p.clf, p.cfg.Vision)
+	var reader vision.Reader = p.clf
+	if p.cfg.WrapReader != nil {
+		reader = p.cfg.WrapReader(reader)
+	}
+	det, err := vision.NewDetector(p.cal, reader, p.cfg.Vision)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 
 	"bjmonitor/capture"
 	"bjmonitor/evidence"
+	"bjmonitor/vision"
 )
 
 func main() {
@@ -119,6 +120,9 @@ type Main struct {
 	// Terminal reports whether Stderr is a terminal, so progress bars are
 	// drawn only for people, never into logs.
 	Terminal bool
+	// wrapReader, when set, wraps the card reader of the pipeline replay
+	// opens (pipeline.Config.WrapReader): tests change readings with it.
+	wrapReader func(vision.Reader) vision.Reader
 }
 
 // NewMain returns a Main writing to the given streams.

@@ -102,10 +102,16 @@ func sameJSON(got, want any, tol float64, path string) (string, bool) {
 }
 
 // run calls Main.Run as the command line would and returns its output.
+// newMain, when set, adjusts each Main that run makes: a test's reader.
+var newMain func(*Main)
+
 func run(tb testing.TB, args ...string) (string, string, error) {
 	tb.Helper()
 	var out, errOut bytes.Buffer
 	m := &Main{Stdout: &out, Stderr: &errOut}
+	if newMain != nil {
+		newMain(m)
+	}
 	err := m.Run(context.Background(), args)
 	return out.String(), errOut.String(), err
 }

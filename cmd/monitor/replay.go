@@ -368,6 +368,7 @@ func (r *replay) pipeline() (*pipeline.Pipeline, error) {
 		return nil, err
 	}
 	pc.Controlled = len(r.events) > 0
+	pc.WrapReader = r.m.wrapReader
 	return pipeline.New(pc)
 }
 

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/cards"
+	"bjmonitor/testvideos/clip"
+	"bjmonitor/vision"
+	"bjmonitor/vision/classify"
+)
+
+// blankReader reads crops as its reader does, except that a crop read
+// as a card of rank blank, of any suit, is read as no card at all: a
+// card of a deck the model cannot read. (Were only one suit blanked, the
+// model's next guess at the card, another suit, would stand.)
+type blankReader struct {
+	vision.Reader
+	blank cards.Rank
+}
+
+var _ vision.Reader = blankReader{}
+
+func (b blankReader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
+	res, err := b.Reader.Classify(crops)
+	for i, r := range res {
+		if r.Card.Rank == b.blank {
+			res[i] = classify.Result{Confidence: r.Confidence}
+		}
+	}
+	return res, err
+}
+
+// roundRecord is what TestReplayUnreadCard reads of a round record.
+type roundRecord struct {
+	Type   string   `json:"type"`
+	Round  string   `json:"round"`
+	Doubts []string `json:"doubts"`
+	Seats  []struct {
+		Seat  int `json:"seat"`
+		Hands []struct {
+			Cards []struct {
+				Card string `json:"card"`
+			} `json:"cards"`
+		} `json:"hands"`
+	} `json:"seats"`
+	Severity string `json:"severity"`
+	Seat     int    `json:"seat"`
+	Bet      string `json:"bet"`
+	Kind     string `json:"kind"`
+}
+
+// TestReplayUnreadCard replays the Free Bet sample with a reader that
+// cannot read one card: that card stays in its hand, in its place, as an
+// unread card ("??"); every alert of its round goes out for review; no
+// alert is a false mismatch; and the other round is rebuilt exactly.
+func TestReplayUnreadCard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	// Each rank is one card's alone in the clip.
+	tests := []struct {
+		name  string
+		blank cards.Rank // the rank read as none
+		round string
+		seat  int
+		want  string // the seat's first hand
+	}{
+		{"a hand's second card, over its first (QD, round 1001, seat 2)", cards.Queen, "1001", 2, "2H ?? 4H 8H"},
+		{"a hand's first card, alone until the second came (5D, round 1000, seat 4)", cards.Five, "1000", 4, "?? 6C 2C"},
+	}
+	truth, err := clip.ReadTruth(sample("freebet-1080p", "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := replayBlank(t, tt.blank)
+			var exact []string
+			for _, rec := range records(t, got) {
+				switch {
+				case rec.Type == "round" && rec.Round == tt.round:
+					if hand := firstHand(rec, tt.seat); hand != tt.want {
+						t.Errorf("round %s seat %d: hand %q, want %q", rec.Round, tt.seat, hand, tt.want)
+					}
+					if !strings.Contains(strings.Join(rec.Doubts, "; "), "never read") {
+						t.Errorf("round %s: doubts %q, want one for the unread card", rec.Round, rec.Doubts)
+					}
+				case rec.Type == "alert" && rec.Round == tt.round && rec.Severity != "review":
+					t.Errorf("round %s: alert seat %d %s %s is %s, want review", rec.Round, rec.Seat, rec.Bet, rec.Kind, rec.Severity)
+				case rec.Type == "round":
+					exact = append(exact, rec.Round)
+				}
+			}
+			s, err := clip.ScoreResults(truth, strings.NewReader(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range s.False {
+				if !strings.HasSuffix(f, "(review)") {
+					t.Errorf("false alert %s", f)
+				}
+			}
+			if s.Exact != len(exact) {
+				t.Errorf("%d rounds rebuilt exactly, want %d (rounds %v): %v", s.Exact, len(exact), exact, s.Mismatched)
+			}
+			t.Log(s)
+		})
+	}
+}
+
+// replayBlank replays the Free Bet sample reading the cards of rank
+// blank as none, and returns the results.
+func replayBlank(t *testing.T, blank cards.Rank) string {
+	t.Helper()
+	old := newMain
+	newMain = func(m *Main) { m.wrapReader = func(r vision.Reader) vision.Reader { return blankReader{r, blank} } }
+	defer func() { newMain = old }()
+	got, _, stderr, err := replaySample(t, "freebet-1080p", sample("freebet-1080p", "events.jsonl"), sample("freebet-1080p", "mp4"))
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr)
+	}
+	return got
+}
+
+func records(t *testing.T, results string) []roundRecord {
+	t.Helper()
+	var out []roundRecord
+	sc := bufio.NewScanner(strings.NewReader(results))
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var r roundRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// firstHand writes a seat's first hand as its cards, space-separated.
+func firstHand(r roundRecord, seat int) string {
+	for _, s := range r.Seats {
+		if s.Seat == seat && len(s.Hands) > 0 {
+			var cs []string
+			for _, c := range s.Hands[0].Cards {
+				cs = append(cs, c.Card)
+			}
+			return strings.Join(cs, " ")
+		}
+	}
+	return ""
+}
