@@ -1,0 +1,130 @@
+package tracker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/evaluator"
+	"bjmonitor/game"
+	"bjmonitor/testvideos/scene"
+	"bjmonitor/vision"
+)
+
+// TestUnreadCard deals a hand of seat 4 whose second card vision sees
+// by its outline but cannot read (the zero Card, face up), and a dealer
+// whose hole card may be turned unread: an unread card that lies still
+// keeps its place in its hand and makes the hand doubtful, so that 21+3,
+// which needs it, is left unjudged rather than judged on the hand's
+// other cards (9S JD and the dealer's TC would make a straight); a later
+// clear reading names it; a glimpse of one is no card; a hole card
+// never turned stays face down, and one turned but unread is unread.
+func TestUnreadCard(t *testing.T) {
+	type sighting struct {
+		seconds float64
+		card    string // "" unread, "XX" face down
+	}
+	turned := []sighting{{1, "XX"}, {1, "7H"}}
+	tests := []struct {
+		name       string
+		second     []sighting // seat 4's second card, in turn
+		hole       []sighting // the dealer's second card, in turn
+		wantHand   string
+		wantDealer string
+		wantDoubt  string // "" for none
+		want21p3   string // the 21+3 result, or "unjudged"
+	}{
+		{"unread all along", []sighting{{2, ""}}, turned, "9S ?? JD", "TC 7H", "seat 4 hand 0: card 2 lies face up but was never read", "unjudged"},
+		{"unread, then read", []sighting{{1, ""}, {1, "4S"}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
+		{"read, then unread", []sighting{{1, "4S"}, {1, ""}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
+		{"an unread glimpse, then read", []sighting{{0.08, ""}, {2, "4S"}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
+		{"the hole card never turned", []sighting{{2, "4S"}}, []sighting{{2, "XX"}}, "9S 4S JD", "TC XX", "", "lose"},
+		{"the hole card turned unread", []sighting{{2, "4S"}}, []sighting{{1, "XX"}, {1, ""}}, "9S 4S JD", "TC ??", "a dealer card was never read", "lose"},
+	}
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tableOf(t, l)
+	const fps = 25
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := New(DefaultConfig(fps), table, game.DefaultRules())
+			on := map[string]vision.Observation{}
+			frame := 0
+			wait := func(seconds float64) {
+				for range int(seconds * fps) {
+					f := vision.Frame{Index: frame, Time: float64(frame) / fps}
+					for _, k := range []string{"up", "first", "second", "hole", "third"} {
+						if o, ok := on[k]; ok {
+							f.Cards = append(f.Cards, o)
+						}
+					}
+					tr.Observe(f)
+					frame++
+				}
+			}
+			place := func(name, card string, x, y float64) {
+				o := vision.Observation{Center: calibration.Point{X: x, Y: y}, Angle: 90}
+				switch card {
+				case "XX":
+					o.FaceDown, o.Confidence = true, 0.9
+				case "":
+				default:
+					o.Card, o.Confidence = cards.MustParse(card), 0.97
+				}
+				on[name] = o
+			}
+			deal := func(name string, ss []sighting, x, y float64) {
+				for _, s := range ss {
+					place(name, s.card, x, y)
+					wait(s.seconds)
+				}
+			}
+			tr.StartRound("1", frame)
+			deal("first", []sighting{{1, "9S"}}, 13, 386)
+			deal("up", []sighting{{1, "TC"}}, -28, 174)
+			deal("second", tt.second, 15, 393+22)
+			deal("hole", tt.hole, 0, 174)
+			deal("third", []sighting{{1, "JD"}}, 17, 393+44)
+			r, ok := tr.EndRound(frame)
+			if !ok {
+				t.Fatal("no round")
+			}
+			var hand, dealer []string
+			for _, s := range r.Seats {
+				for _, h := range s.Hands {
+					for _, c := range h.Cards {
+						hand = append(hand, c.Text)
+					}
+				}
+			}
+			for _, c := range r.Dealer {
+				dealer = append(dealer, c.Text)
+			}
+			if got := strings.Join(hand, " "); got != tt.wantHand {
+				t.Errorf("seat 4: %s, want %s", got, tt.wantHand)
+			}
+			if got := strings.Join(dealer, " "); got != tt.wantDealer {
+				t.Errorf("dealer: %s, want %s", got, tt.wantDealer)
+			}
+			if got := strings.Join(r.Doubts, "; "); got != tt.wantDoubt {
+				t.Errorf("doubts %q, want %q", got, tt.wantDoubt)
+			}
+			o, err := evaluator.Evaluate(r.Game(), game.DefaultRules(), evaluator.Wager{Seat: 4, Bet: evaluator.TwentyOnePlusThree, Amount: 5}, evaluator.DefaultPayTables(), 1000)
+			got := o.Result
+			if err != nil {
+				got = "unjudged"
+			}
+			if got != tt.want21p3 {
+				t.Errorf("21+3: %s (%v), want %s", got, err, tt.want21p3)
+			}
+			if tt.wantDoubt != "" && !slices.ContainsFunc(r.Seats[0].Hands[0].Cards, func(c Card) bool { return c.Confidence <= 0.5 }) && !strings.Contains(tt.wantDoubt, "dealer") {
+				t.Errorf("the doubtful hand's cards were not lowered: %s", fmt.Sprint(r.Seats[0].Hands[0].Cards))
+			}
+		})
+	}
+}
