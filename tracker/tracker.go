@@ -359,7 +359,7 @@ func (t *Tracker) readable(tr *track) bool {
 	if conf >= t.cfg.CountConfidence {
 		return true
 	}
-	// A card the vision sees by its outline but cannot read (a deck
+	// A card vision sees by its outline but cannot read (a deck
 	// unlike those the model knows) lies there all the same: count it,
 	// unread, so that its hand keeps it in its place and the hand's
 	// alerts go for review. A later clear reading names it.

@@ -23,10 +23,6 @@ import (
 // clear reading names it; a glimpse of one is no card; a hole card
 // never turned stays face down, and one turned but unread is unread.
 func TestUnreadCard(t *testing.T) {
-	type sighting struct {
-		seconds float64
-		card    string // "" unread, "XX" face down
-	}
 	turned := []sighting{{1, "XX"}, {1, "7H"}}
 	tests := []struct {
 		name       string
@@ -52,45 +48,7 @@ func TestUnreadCard(t *testing.T) {
 	const fps = 25
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := New(DefaultConfig(fps), table, game.DefaultRules())
-			on := map[string]vision.Observation{}
-			frame := 0
-			wait := func(seconds float64) {
-				for range int(seconds * fps) {
-					f := vision.Frame{Index: frame, Time: float64(frame) / fps}
-					for _, k := range []string{"up", "first", "second", "hole", "third"} {
-						if o, ok := on[k]; ok {
-							f.Cards = append(f.Cards, o)
-						}
-					}
-					tr.Observe(f)
-					frame++
-				}
-			}
-			place := func(name, card string, x, y float64) {
-				o := vision.Observation{Center: calibration.Point{X: x, Y: y}, Angle: 90}
-				switch card {
-				case "XX":
-					o.FaceDown, o.Confidence = true, 0.9
-				case "":
-				default:
-					o.Card, o.Confidence = cards.MustParse(card), 0.97
-				}
-				on[name] = o
-			}
-			deal := func(name string, ss []sighting, x, y float64) {
-				for _, s := range ss {
-					place(name, s.card, x, y)
-					wait(s.seconds)
-				}
-			}
-			tr.StartRound("1", frame)
-			deal("first", []sighting{{1, "9S"}}, 13, 386)
-			deal("up", []sighting{{1, "TC"}}, -28, 174)
-			deal("second", tt.second, 15, 393+22)
-			deal("hole", tt.hole, 0, 174)
-			deal("third", []sighting{{1, "JD"}}, 17, 393+44)
-			r, ok := tr.EndRound(frame)
+			r, ok := playUnread(New(DefaultConfig(fps), table, game.DefaultRules()), fps, tt.second, tt.hole)
 			if !ok {
 				t.Fatal("no round")
 			}
@@ -127,4 +85,52 @@ func TestUnreadCard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sighting is what vision shows of a card for a while: "" unread, "XX"
+// face down, or the card read.
+type sighting struct {
+	seconds float64
+	card    string
+}
+
+// playUnread deals a round of seat 4's hand (9S, second, JD) and the
+// dealer's TC and hole card, each shown as its sightings say, at fps
+// frames a second, and returns the round.
+func playUnread(tr *Tracker, fps float64, second, hole []sighting) (Round, bool) {
+	on := map[string]vision.Observation{}
+	frame := 0
+	wait := func(seconds float64) {
+		for range int(seconds * fps) {
+			f := vision.Frame{Index: frame, Time: float64(frame) / fps}
+			for _, k := range []string{"up", "first", "second", "hole", "third"} {
+				if o, ok := on[k]; ok {
+					f.Cards = append(f.Cards, o)
+				}
+			}
+			tr.Observe(f)
+			frame++
+		}
+	}
+	deal := func(name string, ss []sighting, x, y float64) {
+		for _, s := range ss {
+			o := vision.Observation{Center: calibration.Point{X: x, Y: y}, Angle: 90}
+			switch s.card {
+			case "XX":
+				o.FaceDown, o.Confidence = true, 0.9
+			case "":
+			default:
+				o.Card, o.Confidence = cards.MustParse(s.card), 0.97
+			}
+			on[name] = o
+			wait(s.seconds)
+		}
+	}
+	tr.StartRound("1", frame)
+	deal("first", []sighting{{1, "9S"}}, 13, 386)
+	deal("up", []sighting{{1, "TC"}}, -28, 174)
+	deal("second", second, 15, 393+22)
+	deal("hole", hole, 0, 174)
+	deal("third", []sighting{{1, "JD"}}, 17, 393+44)
+	return tr.EndRound(frame)
 }

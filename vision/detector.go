@@ -687,11 +687,22 @@ func (d *Detector) merge() []Observation {
 	}
 	kept := out[:0]
 	for i, o := range out {
-		if !turned[i] {
+		if !turned[i] && !unreadByRead(o, out) {
 			kept = append(kept, o)
 		}
 	}
 	return kept
+}
+
+// unreadByRead reports whether o is an unread card that another zone
+// saw too close to a card it read (unknowns).
+func unreadByRead(o Observation, obs []Observation) bool {
+	if o.Card.Valid() || o.FaceDown {
+		return false
+	}
+	return slices.ContainsFunc(obs, func(p Observation) bool {
+		return (p.Card.Valid() || p.FaceDown) && Dist(p.Center, o.Center) < unreadClearMM
+	})
 }
 
 // sameCardMM is how close two readings' centres must be to be one card.

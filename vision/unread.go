@@ -31,6 +31,11 @@ const (
 	// cornerNearMM: a reading this close to a shape's corner is of that
 	// corner.
 	cornerNearMM = 5.0
+	// unreadClearMM: an unread card's centre lies at least this far from
+	// any card read. The cards of a hand lie some 22 mm apart; a shape
+	// closer to a card read than that is made of the edges where that
+	// card and its neighbours overlap, often a quarter turned from them.
+	unreadClearMM = 18.0
 	// minPaperShare is the least share of a card's face that is paper
 	// in the zone's mask: a face is mostly its white ground and margin,
 	// even a court card; a box or a line printed on the felt, whose
@@ -148,13 +153,13 @@ func unreadShapes(reads []read, shapes []cardShape) []cardShape {
 }
 
 // unknowns returns an observation, with the zero Card and no confidence,
-// for each unread shape where no card of obs lies: a card that cannot
-// be read still lies there.
+// for each unread shape clear of the cards of obs (unreadClearMM): a
+// card that cannot be read still lies there.
 func (d *Detector) unknowns(unread []cardShape, obs []Observation) []Observation {
 	var out []Observation
 	for _, s := range unread {
 		clash := slices.ContainsFunc(obs, func(o Observation) bool {
-			return math.Hypot(o.Center.X-s.centre.X, o.Center.Y-s.centre.Y) < sameCardMM
+			return math.Hypot(o.Center.X-s.centre.X, o.Center.Y-s.centre.Y) < unreadClearMM
 		})
 		if !clash {
 			out = append(out, d.observation(cards.Card{}, 0, false, s.centre, s.v))

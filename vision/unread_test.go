@@ -36,8 +36,11 @@ var (
 
 // TestObserveUnreadCard: a card the outline shows whose corners read as
 // no card, or as one below Unreadable, is observed unread, where it lies;
-// a card read, or read as a back, is observed as before, and a shape
-// whose corners the model was never shown is no card.
+// a card read, or read as a back, is observed as before; a shape whose
+// corners the model was never shown is no card, nor is one closer to a
+// card read than a hand's cards lie to each other (dondorf seed 2301
+// round 1005, where the edges of seat 1's AH, AD and 9S made one a
+// quarter turned, 13 mm from the AH).
 func TestObserveUnreadCard(t *testing.T) {
 	d := unreadDetector(t)
 	nine := cards.MustParse("9D")
@@ -54,39 +57,74 @@ func TestObserveUnreadCard(t *testing.T) {
 		wantN      int
 		wantDown   bool
 		wantUnread bool
+		extra      []read // more cards' corners
 	}{
-		{"read as no card", none, none, []cardShape{uprightCard}, cards.Card{}, 1, false, true},
-		{"read below Unreadable", res(nine, 0.2), none, []cardShape{uprightCard}, cards.Card{}, 1, false, true},
-		{"read below Unreadable at both corners", res(nine, 0.3), res(nine, 0.25), []cardShape{uprightCard}, cards.Card{}, 1, false, true},
-		{"read at Unreadable", res(nine, Unreadable), none, []cardShape{uprightCard}, nine, 1, false, false},
-		{"read surely", res(nine, 0.95), res(nine, 0.96), []cardShape{uprightCard}, nine, 1, false, false},
-		{"read as a back", back, back, []cardShape{uprightCard}, cards.Card{}, 1, true, false},
-		{"one corner read as a back: face down, as before", back, none, []cardShape{uprightCard}, cards.Card{}, 0, false, false},
-		{"no shape: nothing, as before", none, none, nil, cards.Card{}, 0, false, false},
-		{"a shape whose corners were not shown", none, none, []cardShape{{centre: point2{200, 0}, v: point2{0, 1}}}, cards.Card{}, 0, false, false},
+		{"read as no card", none, none, []cardShape{uprightCard}, cards.Card{}, 1, false, true, nil},
+		{"read below Unreadable", res(nine, 0.2), none, []cardShape{uprightCard}, cards.Card{}, 1, false, true, nil},
+		{"read below Unreadable at both corners", res(nine, 0.3), res(nine, 0.25), []cardShape{uprightCard}, cards.Card{}, 1, false, true, nil},
+		{"read at Unreadable", res(nine, Unreadable), none, []cardShape{uprightCard}, nine, 1, false, false, nil},
+		{"read surely", res(nine, 0.95), res(nine, 0.96), []cardShape{uprightCard}, nine, 1, false, false, nil},
+		{"read as a back", back, back, []cardShape{uprightCard}, cards.Card{}, 1, true, false, nil},
+		{"one corner read as a back: face down, as before", back, none, []cardShape{uprightCard}, cards.Card{}, 0, false, false, nil},
+		{"no shape: nothing, as before", none, none, nil, cards.Card{}, 0, false, false, nil},
+		{"a shape whose corners were not shown", none, none, []cardShape{{centre: point2{200, 0}, v: point2{0, 1}}}, cards.Card{}, 0, false, false, nil},
+		// The next card of a hand, read, 22 mm on, or 13 mm on: there
+		// the shape is made of the edges where the hand's cards overlap.
+		{"a card read a hand's step away", none, none, []cardShape{uprightCard}, cards.Card{}, 2, false, true, []read{{res: res(nine, 0.95), at: corner{P: point2{14, -17}, U: point2{1, 0}, V: point2{0, 1}}}}},
+		{"a card read 13 mm away", none, none, []cardShape{uprightCard}, nine, 1, false, false, []read{{res: res(nine, 0.95), at: corner{P: point2{8, -10}, U: point2{1, 0}, V: point2{0, 1}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reads := []read{{res: tt.tl, at: topLeftAt}, {res: tt.br, at: bottomRightAt}}
+			reads := append([]read{{res: tt.tl, at: topLeftAt}, {res: tt.br, at: bottomRightAt}}, tt.extra...)
 			got := d.observe(reads, tt.shapes, func(point2) bool { return true })
 			if len(got) != tt.wantN {
 				t.Fatalf("%d observations, want %d: %+v", len(got), tt.wantN, got)
 			}
+			// The card under test is the one nearest the shape's centre.
+			var o Observation
+			best := 1e9
+			for _, g := range got {
+				if dd := Dist(g.Center, calibration.Point{X: cardW / 2, Y: cardH / 2}); dd < best {
+					o, best = g, dd
+				}
+			}
 			if tt.wantN == 0 {
 				return
 			}
-			o := got[0]
 			if o.Card != tt.want || o.FaceDown != tt.wantDown {
 				t.Errorf("observed %v face down %v, want %v face down %v", o.Card, o.FaceDown, tt.want, tt.wantDown)
 			}
 			if unread := !o.Card.Valid() && !o.FaceDown; unread != tt.wantUnread {
 				t.Errorf("unread %v, want %v", unread, tt.wantUnread)
 			}
-			if c := (calibration.Point{X: cardW / 2, Y: cardH / 2}); Dist(o.Center, c) > 1 {
+			if c := (calibration.Point{X: cardW / 2, Y: cardH / 2}); Dist(o.Center, c) > 1 && tt.extra == nil {
 				t.Errorf("centre %v, want %v", o.Center, c)
 			}
 			if tt.wantUnread && o.Confidence != 0 {
 				t.Errorf("confidence %v, want 0", o.Confidence)
+			}
+		})
+	}
+}
+
+// TestMergeUnreadNearRead: an unread card one zone saw closer to a card
+// another zone read than a hand's cards lie is dropped when the zones'
+// observations are merged; one a hand's step away stays.
+func TestMergeUnreadNearRead(t *testing.T) {
+	read := Observation{Card: cards.MustParse("AH"), Confidence: 0.97, Center: calibration.Point{X: 504, Y: 274}}
+	tests := []struct {
+		name string
+		at   calibration.Point
+		want int
+	}{
+		{"13 mm away", calibration.Point{X: 514, Y: 266}, 1},
+		{"a hand's step away", calibration.Point{X: 518, Y: 257}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Detector{zones: []*zone{{obs: []Observation{read}}, {obs: []Observation{{Center: tt.at}}}}}
+			if got := d.merge(); len(got) != tt.want {
+				t.Errorf("%d cards, want %d: %+v", len(got), tt.want, got)
 			}
 		})
 	}
