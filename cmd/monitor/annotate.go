@@ -82,8 +82,11 @@ func (a *annotator) Frame(src gocv.Mat, obs vision.Frame) error {
 		gocv.Polylines(&a.canvas, pv, true, ink, thick+1)
 		pv.Close()
 		label := fmt.Sprintf("%s %.2f", o.Card, o.Confidence)
-		if o.FaceDown {
+		switch {
+		case o.FaceDown:
 			label = "down"
+		case !o.Card.Valid():
+			label = "??" // a card by its outline, unread
 		}
 		if o.Sideways {
 			label += " dbl"

@@ -127,8 +127,11 @@ func (in *inspector) frame(mat gocv.Mat, index int, t float64, obs vision.Frame,
 			continue
 		}
 		what := o.Card.String()
-		if o.FaceDown {
+		switch {
+		case o.FaceDown:
 			what = "face down"
+		case !o.Card.Valid():
+			what = "unread"
 		}
 		line := fmt.Sprintf("  card %s %.2f at (%.1f, %.1f) %.0f°", what, o.Confidence, o.Center.X, o.Center.Y, o.Angle)
 		if o.Sideways {
