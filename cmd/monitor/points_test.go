@@ -108,17 +108,6 @@ func TestReplayPointsTable(t *testing.T) {
 	}
 	for _, name := range []string{"freebet-1080p", "classic-4k"} {
 		t.Run(name, func(t *testing.T) {
-			if name == "freebet-1080p" {
-				// Round 1001's seat 6 second card (TD) shows a
-				// half-covered index when it lands; its first reading
-				// is 8D at 0.49 with the marks' calibration and 0.56
-				// with the exact one from points, which the tracker
-				// then takes for the first card, 8D, seen again, so the
-				// hand loses its TD. Moving every picture point at
-				// random by up to 0.7 px gives either outcome: the
-				// reading, not the calibration, is at fault.
-				t.Skip("a knife-edge reading in round 1001 differs from the golden; see the comment above")
-			}
 			table, err := filepath.Abs(sample(name, "points.table.json"))
 			if err != nil {
 				t.Fatal(err)
@@ -139,18 +128,20 @@ func TestReplayPointsTable(t *testing.T) {
 }
 
 // Tolerances on what another calibration of the same camera may move in a
-// replay's results: card positions on the table, and the model's
-// confidence in readings made from slightly shifted pixels.
+// replay's results: card positions on the table. Crops cut from pixels
+// shifted by a few tenths of a mm change the model's confidence in a
+// reading, and so the frame a half-covered card is first counted in:
+// those two are not compared. The cards, their places, the outcomes and
+// the alerts (kind, severity, amounts) must be the same.
 const (
 	atToleranceMM        = 3
-	confidenceTolerance  = 0.05
 	maxDifferencesListed = 10
 )
 
 // resultsDiff compares two replays' results (JSON lines) record by record
 // and returns their differences: every field must be equal, except card
-// positions ("at", each coordinate) and confidences, which may differ by
-// the tolerances.
+// positions ("at", each coordinate), which may differ by atToleranceMM,
+// and confidences and frames, which are not compared.
 func resultsDiff(got, want string) []string {
 	g, w := strings.Split(strings.TrimSpace(got), "\n"), strings.Split(strings.TrimSpace(want), "\n")
 	var diffs []string
@@ -208,8 +199,8 @@ func valueDiff(path, key string, got, want any) []string {
 		switch key {
 		case "at":
 			tol = atToleranceMM
-		case "confidence":
-			tol = confidenceTolerance
+		case "confidence", "frame":
+			return nil
 		}
 		if !ok || math.Abs(g-w) > tol {
 			return []string{fmt.Sprintf("%s: %v, want %v", path, got, want)}
