@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -181,24 +182,37 @@ func TestLastWill(t *testing.T) {
 	if m := next(t, msgs); m.payload != publish.AvailableOnline {
 		t.Fatalf("available = %q, want %q", m.payload, publish.AvailableOnline)
 	}
-	cl, ok := b.srv.Clients.Get(cfg.ClientID)
-	if !ok {
-		t.Fatalf("the broker has no client %q", cfg.ClientID)
+	// The publisher reconnects at once. On a loaded machine its new
+	// connection can take the session over before the broker has handled
+	// the cut, and the broker then rightly drops the will as stale
+	// (TestStaleWillDropped); so the cable is pulled up to three times,
+	// and one of them must show the will, then the publisher back online.
+	for try := 1; ; try++ {
+		cl, ok := b.srv.Clients.Get(cfg.ClientID)
+		if !ok {
+			t.Fatalf("the broker has no client %q", cfg.ClientID)
+		}
+		cl.Stop(errors.New("test: cable pulled"))
+		got := untilQuiet(msgs, time.Second)
+		if i := slices.Index(got, publish.AvailableOffline); i >= 0 && slices.Contains(got[i+1:], publish.AvailableOnline) {
+			return
+		}
+		if try == 3 {
+			t.Fatalf("available after the connection was cut three times = %q, want %q and then %q", got, publish.AvailableOffline, publish.AvailableOnline)
+		}
 	}
-	cl.Stop(errors.New("test: cable pulled"))
-	// The first "online" may come twice, retained and live: mochi sends a
-	// new subscription's retained messages after its SUBACK, and the
-	// publisher may have published in between.
-	m := next(t, msgs)
-	if m.payload == publish.AvailableOnline {
-		m = next(t, msgs)
-	}
-	if m.payload != publish.AvailableOffline {
-		t.Errorf("available after the connection was cut = %q, want %q", m.payload, publish.AvailableOffline)
-	}
-	// The publisher reconnects at once and says so.
-	if m := next(t, msgs); m.payload != publish.AvailableOnline {
-		t.Errorf("available after reconnecting = %q, want %q", m.payload, publish.AvailableOnline)
+}
+
+// untilQuiet collects the payloads that arrive until none has for quiet.
+func untilQuiet(msgs <-chan message, quiet time.Duration) []string {
+	var got []string
+	for {
+		select {
+		case m := <-msgs:
+			got = append(got, m.payload)
+		case <-time.After(quiet):
+			return got
+		}
 	}
 }
 
