@@ -262,9 +262,8 @@ func (t *Tracker) match(f vision.Frame) {
 // dealt: the first seen first, and among cards that came into sight in
 // the same frame (the dealer's hand over them until then), the one
 // nearest a card already counted first, as a hand or the dealer's row
-// grows away from its first card (tigullio seed 2209 round 1022: the
-// hole card, turned, and the dealer's next card were both first seen
-// once the hand had gone).
+// grows away from its first card (the turned hole card and the dealer's
+// next card may both come into sight once the dealer's hand has gone).
 func (t *Tracker) dealingOrder(due []*track) []*track {
 	if len(due) < 2 {
 		return due
@@ -550,7 +549,7 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 // makes a pair with the card it leaves: a sideways card is a double, and
 // a card that makes no pair is another card of the same rank and suit
 // (several decks), such as a neighbour's double seen only once the cards
-// under it were swept (tigullio seed 1903 round 1009).
+// under it were swept.
 func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track) {
 	if tr.sideways {
 		return nil, -1, nil
