@@ -167,18 +167,11 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	if r.table, err = calibration.Load(r.cfg.Table.Calibration); err != nil {
 		return err
 	}
-	vc, err := gocv.VideoCaptureFile(path)
+	vc, err := r.openVideo(path)
 	if err != nil {
-		return fmt.Errorf("cannot open the video %s: %v", path, err)
+		return err
 	}
 	defer vc.Close()
-	if !vc.IsOpened() {
-		return fmt.Errorf("cannot open the video %s", path)
-	}
-	r.fps = vc.Get(gocv.VideoCaptureFPS)
-	if !(r.fps >= 1 && r.fps <= 240) {
-		return fmt.Errorf("the video %s reports %v frames a second; cannot time it", path, r.fps)
-	}
 	total := int(vc.Get(gocv.VideoCaptureFrameCount))
 
 	// Decode on a goroutine of its own, into a pool of frames, so that
@@ -203,42 +196,7 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	pick := newSampler(r.fps, r.cfg.Vision.AnalysisFPS)
 	r.step = pick.step
 	decoded := make(chan int, 1)
-	go func() {
-		defer close(full)
-		n := 0
-		defer func() { decoded <- n }()
-		for {
-			f := frame{index: n}
-			if pick.take(n) {
-				select {
-				case <-dctx.Done():
-					return
-				case f.mat = <-free:
-				}
-				if !vc.Read(&f.mat) || f.mat.Empty() {
-					free <- f.mat
-					return
-				}
-				f.read = true
-			} else {
-				// Decoded but not converted: the pipeline does not read
-				// it, only its controller events are due.
-				vc.Grab(1)
-				if int(vc.Get(gocv.VideoCapturePosFrames)) <= n {
-					return
-				}
-			}
-			select {
-			case full <- f:
-				n++
-			case <-dctx.Done():
-				if f.read {
-					free <- f.mat
-				}
-				return
-			}
-		}
-	}()
+	go decode(dctx, vc, pick, free, full, decoded)
 	// However the replay ends, the decoder stops and is waited for before
 	// its Mats are closed and the video with them: closing a VideoCapture
 	// in the middle of a Read aborts FFmpeg.
@@ -288,6 +246,66 @@ func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", r.frames, total)
 	}
 	return nil
+}
+
+// openVideo opens the video and reads its frame rate into r.fps, which
+// must be one the replay can time. The caller closes the capture.
+func (r *replay) openVideo(path string) (*gocv.VideoCapture, error) {
+	vc, err := gocv.VideoCaptureFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the video %s: %v", path, err)
+	}
+	if !vc.IsOpened() {
+		vc.Close()
+		return nil, fmt.Errorf("cannot open the video %s", path)
+	}
+	r.fps = vc.Get(gocv.VideoCaptureFPS)
+	if !(r.fps >= 1 && r.fps <= 240) {
+		vc.Close()
+		return nil, fmt.Errorf("the video %s reports %v frames a second; cannot time it", path, r.fps)
+	}
+	return vc, nil
+}
+
+// decode reads the video into frames on full until it ends or ctx is
+// cancelled: a frame that pick takes is converted into a Mat from free,
+// the others are only grabbed. It closes full, then sends the number of
+// frames it decoded on decoded.
+func decode(ctx context.Context, vc *gocv.VideoCapture, pick *sampler, free chan gocv.Mat, full chan<- frame, decoded chan<- int) {
+	defer close(full)
+	n := 0
+	defer func() { decoded <- n }()
+	for {
+		f := frame{index: n}
+		if pick.take(n) {
+			select {
+			case <-ctx.Done():
+				return
+			case f.mat = <-free:
+			}
+			if !vc.Read(&f.mat) || f.mat.Empty() {
+				free <- f.mat
+				return
+			}
+			f.read = true
+		} else {
+			// Decoded but not converted: the pipeline does not read
+			// it, only its controller events are due.
+			vc.Grab(1)
+			if int(vc.Get(gocv.VideoCapturePosFrames)) <= n {
+				return
+			}
+		}
+		select {
+		case full <- f:
+			n++
+		case <-ctx.Done():
+			if f.read {
+				free <- f.mat
+			}
+			return
+		}
+	}
 }
 
 // frame applies the controller events due by a decoded frame, then runs
