@@ -120,145 +120,20 @@ func uni(r *rand.Rand, a, b float64) float64 { return a + (b-a)*r.Float64() }
 // sample draws one crop. Cards are drawn uniformly; none is about 10% and
 // back 5% of the crops.
 func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
-	// Resolution: log-uniform over 1.5..5 px/mm, with extra weight at the
-	// 1080p end where reading is hardest.
-	lo := 1.5
-	if s.proc > 0 {
-		lo = 1.2
-	}
-	px := math.Exp(uni(r, math.Log(lo), math.Log(5)))
-	if r.Float64() < 0.3 {
-		px = uni(r, lo, 2.2)
-	}
-	phi := uni(r, 0, 2*math.Pi) // the card's angle in the image
-	hw, hh := (qMax.X-qMin.X)/2, (qMax.Y-qMin.Y)/2
-	cw := int(math.Ceil(2 * px * (math.Abs(math.Cos(phi))*hw + math.Abs(math.Sin(phi))*hh)))
-	ch := int(math.Ceil(2 * px * (math.Abs(math.Sin(phi))*hw + math.Abs(math.Cos(phi))*hh)))
-	qc := Vec{X: (qMin.X + qMax.X) / 2, Y: (qMin.Y + qMax.Y) / 2}
-	// q → canvas pixels (centre convention).
-	qToCanvas := affine{1, 0, -qc.X, 0, 1, -qc.Y}.
-		then(affine{px, 0, 0, 0, px, 0}).
-		then(rigid(Vec{X: float64(cw)/2 - 0.5, Y: float64(ch)/2 - 0.5}, phi))
-
+	px, qToCanvas, cw, ch := view(r, s.proc > 0)
 	canvas := feltCanvas(r, cw, ch)
 	defer canvas.Close()
 	if r.Float64() < 0.5 {
 		drawLayoutLine(r, &canvas, px)
 	}
-
 	out := sample{pxPerMM: px}
-	deck := decks[r.IntN(len(decks))]
-	ext := extentOf(deck)
-	var st *cardface.Style
-	if s.proc > 0 && r.Float64() < s.proc {
-		st = &s.styles[r.IntN(len(s.styles))]
-		deck, ext = procDeck, Vec{X: st.Extent.X, Y: st.Extent.Y}
+	m, err := s.mainCard(r, decks, &out, &canvas, qToCanvas, px)
+	if err != nil {
+		return out, err
 	}
-	face := func(c cards.Card) (gocv.Mat, error) {
-		if st != nil {
-			err := procFace(*st, c, &s.procMain)
-			return s.procMain, err
-		}
-		return s.g.art.Face(deck, c)
+	if err := s.lay(r, m, out.class, &canvas, qToCanvas, px); err != nil {
+		return out, err
 	}
-	u := r.Float64()
-	var mainFace gocv.Mat
-	var mainCorner corner
-	switch {
-	case u < 0.85:
-		c := cards.Deck()[r.IntN(52)]
-		out.class, out.deck = slicesIndex(c), deck
-		f, err := face(c)
-		if err != nil {
-			return out, err
-		}
-		mainFace, mainCorner = f, []corner{cornerTL, cornerBR}[r.IntN(2)]
-	case u < 0.90:
-		out.class = classBack
-		b, err := s.g.backs[r.IntN(len(s.g.backs))].Back()
-		if err != nil {
-			return out, err
-		}
-		mainFace, mainCorner = b, []corner{cornerTL, cornerBR, cornerTR, cornerBL}[r.IntN(4)]
-		ext = Vec{X: 8, Y: 8}
-	default:
-		out.class = classNone
-		ext = Vec{X: 8, Y: 8}
-		switch v := r.Float64(); {
-		case v < 0.45: // a face's corner without an index
-			c := cards.Deck()[r.IntN(52)]
-			f, err := face(c)
-			if err != nil {
-				return out, err
-			}
-			out.deck = deck
-			mainFace, mainCorner = f, []corner{cornerTR, cornerBL, cornerTRm, cornerBLm}[r.IntN(4)]
-			if st != nil && st.FourCorners {
-				// A mirrored frame would show the index printed there,
-				// and a mirrored A♥ is an A♥.
-				mainCorner = []corner{cornerTR, cornerBL}[r.IntN(2)]
-			}
-		case v < 0.65: // the middle of a face: pips or court art
-			c := cards.Deck()[r.IntN(52)]
-			f, err := face(c)
-			if err != nil {
-				return out, err
-			}
-			out.deck = deck
-			mainFace = f
-			mainCorner = corner{Vec{uni(r, 14, 30), uni(r, 18, 40)}, Vec{1, 0}, Vec{0, 1}}
-		case v < 0.85: // felt with chips
-			for range 1 + r.IntN(3) {
-				drawChip(r, &canvas, qToCanvas.apply(Vec{uni(r, -15, 35), uni(r, -15, 50)}), px)
-			}
-		default: // bare felt (with a layout line half the time)
-			drawLayoutLine(r, &canvas, px)
-		}
-	}
-
-	// Another design: the face repainted (restyle.go), its index scaled
-	// about the corner that is cut.
-	if s.restyle > 0 && out.deck != "" && mainFace.Ptr() != nil {
-		st := drawStyle(r, s.restyle, ext.Y >= 30, s.wide)
-		if !st.none() {
-			fx, fy := float64(mainFace.Cols())/cardW, float64(mainFace.Rows())/cardH
-			o := Vec{X: mainCorner.O.X * fx, Y: mainCorner.O.Y * fy}
-			if err := restyle(mainFace, st, o, &s.styled, &s.stmp); err != nil {
-				return out, err
-			}
-			mainFace = s.styled
-			if out.class != classNone {
-				ext = Vec{X: ext.X * st.sx, Y: ext.Y * st.sy}
-			}
-		}
-	}
-
-	// A card of the hand dealt before this one, lying under it.
-	if mainFace.Ptr() != nil && r.Float64() < 0.35 {
-		if err := s.drawRandomCard(r, &canvas, rigid(Vec{-uni(r, 8, 30), uni(r, -15, 10)}, uni(r, -0.15, 0.15)), qToCanvas, px); err != nil {
-			return out, err
-		}
-	}
-	if mainFace.Ptr() != nil {
-		faceToQ := mainCorner.faceToQ()
-		if err := s.drawCard(&canvas, mainFace, faceToQ, qToCanvas, px); err != nil {
-			return out, err
-		}
-	}
-	// The next card of the hand, over the crop's right or lower part but
-	// clear of the index.
-	if r.Float64() < 0.5 {
-		if place, ok := nextCardPlace(r, ext); ok {
-			if err := s.drawRandomCard(r, &canvas, place, qToCanvas, px); err != nil {
-				return out, err
-			}
-		}
-	}
-	if out.class != classNone && r.Float64() < 0.1 {
-		// A chip at the far end of the crop, as when a stack stands by the hand.
-		drawChip(r, &canvas, qToCanvas.apply(Vec{uni(r, 22, 40), uni(r, 30, 60)}), px)
-	}
-
 	// The camera: perspective, blur, light, noise, compression.
 	h := s.perspective(r, &canvas)
 	blurAndLight(r, &canvas, px, s.restyle > 0)
@@ -268,9 +143,174 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	if err := compress(r, &canvas); err != nil {
 		return out, err
 	}
+	out.crop, err = s.cut(r, canvas, h, qToCanvas)
+	return out, err
+}
 
-	// The corner finder's estimate: the true frame through the
-	// perspective, then off by up to ±1.5 mm, ±5° and ±4% in scale.
+// view draws the camera's resolution and the card's angle in the image,
+// and returns them as the canvas's size and the map from q-space to its
+// pixels.
+func view(r *rand.Rand, proc bool) (px float64, qToCanvas affine, cw, ch int) {
+	// Resolution: log-uniform over 1.5..5 px/mm (1.2 with -proc), with
+	// extra weight at the 1080p end where reading is hardest.
+	lo := 1.5
+	if proc {
+		lo = 1.2
+	}
+	px = math.Exp(uni(r, math.Log(lo), math.Log(5)))
+	if r.Float64() < 0.3 {
+		px = uni(r, lo, 2.2)
+	}
+	phi := uni(r, 0, 2*math.Pi) // the card's angle in the image
+	hw, hh := (qMax.X-qMin.X)/2, (qMax.Y-qMin.Y)/2
+	cw = int(math.Ceil(2 * px * (math.Abs(math.Cos(phi))*hw + math.Abs(math.Sin(phi))*hh)))
+	ch = int(math.Ceil(2 * px * (math.Abs(math.Sin(phi))*hw + math.Abs(math.Cos(phi))*hh)))
+	qc := Vec{X: (qMin.X + qMax.X) / 2, Y: (qMin.Y + qMax.Y) / 2}
+	// q → canvas pixels (centre convention).
+	qToCanvas = affine{1, 0, -qc.X, 0, 1, -qc.Y}.
+		then(affine{px, 0, 0, 0, px, 0}).
+		then(rigid(Vec{X: float64(cw)/2 - 0.5, Y: float64(ch)/2 - 0.5}, phi))
+	return px, qToCanvas, cw, ch
+}
+
+// drawn is the card the crop is cut from: its face (none for bare felt),
+// the corner cut, and how far its index reaches from that corner.
+type drawn struct {
+	face   gocv.Mat // owned by the scene or the Art
+	corner corner
+	ext    Vec
+}
+
+// design draws the deck of the crop's card: one of decks, or with -proc
+// a procedural style; and how far its index reaches.
+func (s *scene) design(r *rand.Rand, decks []string) (deck string, ext Vec, st *cardface.Style) {
+	deck = decks[r.IntN(len(decks))]
+	ext = extentOf(deck)
+	if s.proc > 0 && r.Float64() < s.proc {
+		st = &s.styles[r.IntN(len(s.styles))]
+		deck, ext = procDeck, Vec{X: st.Extent.X, Y: st.Extent.Y}
+	}
+	return deck, ext, st
+}
+
+// mainCard draws what the crop shows, and sets out's class and deck: an
+// index corner of a face (85%), a back (5%), or none (10%): a face's
+// corner without an index, the middle of a face, chips or bare felt,
+// drawn on the canvas here. A face may then be restyled.
+func (s *scene) mainCard(r *rand.Rand, decks []string, out *sample, canvas *gocv.Mat, qToCanvas affine, px float64) (drawn, error) {
+	deck, ext, st := s.design(r, decks)
+	face := func(c cards.Card) (gocv.Mat, error) {
+		if st != nil {
+			err := procFace(*st, c, &s.procMain)
+			return s.procMain, err
+		}
+		return s.g.art.Face(deck, c)
+	}
+	m := drawn{ext: ext}
+	var err error
+	switch u := r.Float64(); {
+	case u < 0.85:
+		c := cards.Deck()[r.IntN(52)]
+		out.class, out.deck = slicesIndex(c), deck
+		if m.face, err = face(c); err != nil {
+			return m, err
+		}
+		m.corner = []corner{cornerTL, cornerBR}[r.IntN(2)]
+	case u < 0.90:
+		out.class = classBack
+		if m.face, err = s.g.backs[r.IntN(len(s.g.backs))].Back(); err != nil {
+			return m, err
+		}
+		m.corner = []corner{cornerTL, cornerBR, cornerTR, cornerBL}[r.IntN(4)]
+		m.ext = Vec{X: 8, Y: 8}
+	default:
+		out.class = classNone
+		m.ext = Vec{X: 8, Y: 8}
+		switch v := r.Float64(); {
+		case v < 0.45: // a face's corner without an index
+			c := cards.Deck()[r.IntN(52)]
+			if m.face, err = face(c); err != nil {
+				return m, err
+			}
+			out.deck = deck
+			m.corner = []corner{cornerTR, cornerBL, cornerTRm, cornerBLm}[r.IntN(4)]
+			if st != nil && st.FourCorners {
+				// A mirrored frame would show the index printed there,
+				// and a mirrored A♥ is an A♥.
+				m.corner = []corner{cornerTR, cornerBL}[r.IntN(2)]
+			}
+		case v < 0.65: // the middle of a face: pips or court art
+			c := cards.Deck()[r.IntN(52)]
+			if m.face, err = face(c); err != nil {
+				return m, err
+			}
+			out.deck = deck
+			m.corner = corner{Vec{uni(r, 14, 30), uni(r, 18, 40)}, Vec{1, 0}, Vec{0, 1}}
+		case v < 0.85: // felt with chips
+			for range 1 + r.IntN(3) {
+				drawChip(r, canvas, qToCanvas.apply(Vec{uni(r, -15, 35), uni(r, -15, 50)}), px)
+			}
+		default: // bare felt (with a layout line half the time)
+			drawLayoutLine(r, canvas, px)
+		}
+	}
+	return m, s.restyled(r, &m, out)
+}
+
+// restyled repaints the main face as another design (restyle.go), its
+// index scaled about the corner that is cut.
+func (s *scene) restyled(r *rand.Rand, m *drawn, out *sample) error {
+	if s.restyle <= 0 || out.deck == "" || m.face.Ptr() == nil {
+		return nil
+	}
+	st := drawStyle(r, s.restyle, m.ext.Y >= 30, s.wide)
+	if st.none() {
+		return nil
+	}
+	fx, fy := float64(m.face.Cols())/cardW, float64(m.face.Rows())/cardH
+	o := Vec{X: m.corner.O.X * fx, Y: m.corner.O.Y * fy}
+	if err := restyle(m.face, st, o, &s.styled, &s.stmp); err != nil {
+		return err
+	}
+	m.face = s.styled
+	if out.class != classNone {
+		m.ext = Vec{X: m.ext.X * st.sx, Y: m.ext.Y * st.sy}
+	}
+	return nil
+}
+
+// lay puts the hand on the canvas: the card dealt before the main one,
+// under it; the main card; the next card, clear of its index; and now
+// and then a chip at the crop's far end.
+func (s *scene) lay(r *rand.Rand, m drawn, class int, canvas *gocv.Mat, qToCanvas affine, px float64) error {
+	if m.face.Ptr() != nil && r.Float64() < 0.35 {
+		if err := s.drawRandomCard(r, canvas, rigid(Vec{-uni(r, 8, 30), uni(r, -15, 10)}, uni(r, -0.15, 0.15)), qToCanvas, px); err != nil {
+			return err
+		}
+	}
+	if m.face.Ptr() != nil {
+		if err := s.drawCard(canvas, m.face, m.corner.faceToQ(), qToCanvas, px); err != nil {
+			return err
+		}
+	}
+	if r.Float64() < 0.5 {
+		if place, ok := nextCardPlace(r, m.ext); ok {
+			if err := s.drawRandomCard(r, canvas, place, qToCanvas, px); err != nil {
+				return err
+			}
+		}
+	}
+	if class != classNone && r.Float64() < 0.1 {
+		// A chip at the far end of the crop, as when a stack stands by the hand.
+		drawChip(r, canvas, qToCanvas.apply(Vec{uni(r, 22, 40), uni(r, 30, 60)}), px)
+	}
+	return nil
+}
+
+// cut cuts the crop where the corner finder would place it: the true
+// frame through the perspective h, then off by up to ±1.5 mm, ±5° and
+// ±4% in scale.
+func (s *scene) cut(r *rand.Rand, canvas gocv.Mat, h func(Vec) Vec, qToCanvas affine) ([]byte, error) {
 	o := h(qToCanvas.apply(Vec{0, 0}))
 	fu := h(qToCanvas.apply(Vec{5, 0}))
 	fv := h(qToCanvas.apply(Vec{0, 5}))
@@ -281,13 +321,13 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	k := uni(r, 0.96, 1.04)
 	U, V = rot.apply(U).Scale(k), rot.apply(V).Scale(k)
 	if err := s.cropper.Cut(canvas, classify.Frame{Origin: classify.Vec(o), U: classify.Vec(U), V: classify.Vec(V)}, &s.crop); err != nil {
-		return out, err
+		return nil, err
 	}
-	out.crop = s.crop.ToBytes()
-	if len(out.crop) != classify.CropCols*classify.CropRows*3 {
-		return out, fmt.Errorf("crop of %d bytes", len(out.crop))
+	crop := s.crop.ToBytes()
+	if len(crop) != classify.CropCols*classify.CropRows*3 {
+		return nil, fmt.Errorf("crop of %d bytes", len(crop))
 	}
-	return out, nil
+	return crop, nil
 }
 
 func slicesIndex(c cards.Card) int {
