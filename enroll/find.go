@@ -11,14 +11,12 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/vision"
 )
 
-// Colour bounds of card paper (OpenCV HSV: H 0..180): bright and nearly
-// grey, where felt is saturated. The same bounds as the monitor's vision.
-var (
-	paperLo = gocv.NewScalar(0, 0, 120, 0)
-	paperHi = gocv.NewScalar(180, 75, 255, 0)
-)
+// Colour bounds of card paper: the monitor's own (bright and nearly
+// grey, where felt is saturated).
+var paperLo, paperHi = vision.PaperBounds()
 
 // Card size in mm, and how far a blob of paper may differ from it and
 // still be a card: the outline of the paper shrinks where a deck prints

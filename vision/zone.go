@@ -22,6 +22,11 @@ var (
 	skinHi  = gocv.NewScalar(25, 170, 255, 0)
 )
 
+// PaperBounds returns the HSV bounds (OpenCV: H 0..180) within which a
+// pixel counts as card paper, for other finders of cards (enroll) to
+// agree with the monitor's.
+func PaperBounds() (lo, hi gocv.Scalar) { return paperLo, paperHi }
+
 // read is one corner the model recognised.
 type read struct {
 	res    classify.Result
