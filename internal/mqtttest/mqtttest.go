@@ -9,6 +9,7 @@
 //	s := mqtttest.Subscribe(t, b.URL(), "watcher", "bjmonitor/#", false)
 //	m := s.Next(t, 5*time.Second)
 //	b.Stop() // a broker outage; Start again to bring it back
+//	b.Kill() // a crash: SIGKILL, nothing saved
 package mqtttest
 
 import (
@@ -136,6 +137,18 @@ func (b *Mosquitto) Stop() {
 		b.cmd.Process.Kill()
 		<-done
 	}
+	b.cmd = nil
+}
+
+// Kill ends Mosquitto with SIGKILL, as a crash or a power cut would: it
+// saves nothing, and its clients see their connections drop. Start brings
+// it back on the same port.
+func (b *Mosquitto) Kill() {
+	if b.cmd == nil {
+		return
+	}
+	b.cmd.Process.Kill()
+	b.cmd.Wait()
 	b.cmd = nil
 }
 
