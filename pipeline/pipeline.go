@@ -67,6 +67,11 @@ type Config struct {
 	Meter *evaluator.Meter
 	// Vision tunes the detector; the zero value means vision.DefaultOptions.
 	Vision vision.Options
+	// Doubts, when set, is asked for what outside the picture makes a
+	// finished round doubtful (the live monitor: a gap in its broker
+	// connection, during which controller entries may have been lost),
+	// before the round is judged; any doubt sends its alerts for review.
+	Doubts func(tracker.Round) []string
 	// WrapReader, when set, is handed the reader the pipeline opened
 	// (Model, FastModel) and returns the reader vision uses: one that
 	// sees, or changes, every reading of a corner crop.
@@ -327,6 +332,9 @@ func (p *Pipeline) finish(rounds []tracker.Round) []Result {
 	}
 	out := make([]Result, 0, len(rounds))
 	for _, rd := range rounds {
+		if p.cfg.Doubts != nil {
+			rd.Doubts = append(rd.Doubts, p.cfg.Doubts(rd)...)
+		}
 		outcomes, found := p.rec.Round(rd, p.entries[rd.ID])
 		delete(p.entries, rd.ID)
 		p.order = slices.DeleteFunc(p.order, func(id string) bool { return id == rd.ID })

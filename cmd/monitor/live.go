@@ -167,6 +167,7 @@ func (l *live) run(ctx context.Context) error {
 	}
 	pc := publishConfig(cfg, brokerURL, cfg.MQTT.TopicPrefix, cfg.MQTT.ClientID, cfg.MQTT.Outbox)
 	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}
+	pc.Log = l.log
 	if err := os.MkdirAll(cfg.MQTT.Outbox, 0o750); err != nil {
 		return fmt.Errorf("mqtt.outbox: %w", err)
 	}
@@ -341,6 +342,7 @@ type session struct {
 	pending   []timedEvent
 	pick      *sampler                 // the frames read for cards
 	viewed    *calibration.Calibration // the last calibration whose zones out of view were logged
+	gaps      brokerGaps
 }
 
 // open opens the pipeline; the first frame, read at start, sets the clock
@@ -359,6 +361,7 @@ func (s *session) open(start time.Time) error {
 		return err
 	}
 	s.pick = newSampler(s.fps, s.l.cfg.Vision.AnalysisFPS)
+	pc.Doubts = s.gaps.doubts
 	s.pl, err = pipeline.New(pc)
 	return err
 }
@@ -366,6 +369,7 @@ func (s *session) open(start time.Time) error {
 // events applies the controller's events due by video time t, at frame
 // index.
 func (s *session) events(ctx context.Context, index int, t float64) {
+	s.gaps.observe(index, s.l.pub.Link())
 	for _, e := range s.l.inbox.take() {
 		s.pending = append(s.pending, timedEvent{e, t})
 	}

@@ -54,6 +54,7 @@ func (r *replay) openPublisher(ctx context.Context, video string) (*replayPublis
 		return nil, fmt.Errorf("replay outbox: %w", err)
 	}
 	pc := publishConfig(r.cfg, r.cfg.MQTT.Broker, r.cfg.MQTT.ReplayPrefix, "bjmonitor-replay-"+id, dir)
+	pc.Log = r.log
 	p, err := publish.New(pc)
 	if err != nil {
 		return nil, err

@@ -167,16 +167,26 @@ type Subscriber struct {
 
 // Subscribe connects a subscriber to url under client id and subscribes to
 // filter at QoS 1. With a persistent session (clean false) the broker
-// queues messages for it while it is away; it reconnects by itself.
+// queues messages for it while it is away; it reconnects by itself, and
+// subscribes again on every reconnection, for a broker restarted without
+// persistence.
 func Subscribe(tb testing.TB, url, id, filter string, clean bool) *Subscriber {
 	tb.Helper()
 	s := &Subscriber{msgs: make(chan Message, 10000)}
 	handler := func(_ mqtt.Client, m mqtt.Message) {
 		s.msgs <- Message{Topic: m.Topic(), Payload: string(m.Payload()), Retained: m.Retained()}
 	}
+	connects := 0
 	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).
 		SetCleanSession(clean).
 		SetDefaultPublishHandler(handler). // also gets messages queued while away
+		SetOnConnectHandler(func(c mqtt.Client) {
+			// The first subscription is made below, where its error fails
+			// the test; later ones are remade here.
+			if connects++; connects > 1 {
+				c.Subscribe(filter, 1, handler)
+			}
+		}).
 		SetAutoReconnect(true).
 		SetConnectRetry(true).
 		SetMaxReconnectInterval(200 * time.Millisecond).
