@@ -238,7 +238,7 @@ func New(cfg Config) (*Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	box, err := openOutbox(cfg.OutboxDir)
+	box, err := openOutbox(cfg.OutboxDir, cfg.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -349,6 +349,11 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 
 // OutboxDepth is the number of messages not yet acknowledged by the broker.
 func (p *Publisher) OutboxDepth() int { return p.box.depth() }
+
+// OutboxHeld is the number of messages that wait in memory because the
+// disk refused them; they are sent all the same, and written as soon as
+// the disk takes them.
+func (p *Publisher) OutboxHeld() int { return p.box.heldRecords() }
 
 // OutboxCorrupt is the number of unreadable outbox lines skipped at start.
 func (p *Publisher) OutboxCorrupt() int { return p.box.corruptLines() }
@@ -481,6 +486,7 @@ func (p *Publisher) run(ctx context.Context) {
 	var inflight mqtt.Token // publish token of the outbox head, kept across reconnects
 	var inflightSeq uint64
 	for {
+		p.box.retry() // records the disk refused, while the broker is away too
 		if !p.client.IsConnectionOpen() {
 			if err := p.connect(ctx, false); err != nil {
 				if ctx.Err() != nil {
@@ -539,10 +545,30 @@ func (p *Publisher) run(ctx context.Context) {
 		if !p.client.IsConnectionOpen() {
 			continue
 		}
+		if !p.idle(ctx) {
+			return
+		}
+	}
+}
+
+// idle waits for more to send, retrying every second to write the records
+// that wait in memory for the disk. It reports whether to carry on.
+func (p *Publisher) idle(ctx context.Context) bool {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	for {
+		var retry <-chan time.Time
+		if p.box.heldRecords() > 0 {
+			t.Reset(time.Second)
+			retry = t.C
+		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-p.wake:
+			return true
+		case <-retry:
+			p.box.retry()
 		}
 	}
 }

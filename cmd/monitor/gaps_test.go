@@ -21,7 +21,7 @@ func TestBrokerGapDoubts(t *testing.T) {
 	g.observe(100, publish.Link{Connected: false, Gaps: 1, Last: gap}) // down from frame 100
 	g.observe(150, publish.Link{Connected: false, Gaps: 1, Last: gap})
 	open := g.doubts(tracker.Round{StartFrame: 90, EndFrame: 150})
-	g.observe(180, publish.Link{Connected: true, Gaps: 1, Last: closed}) // back at 180
+	g.observe(180, publish.Link{Connected: true, Gaps: 1, Last: closed})                                                                                    // back at 180
 	g.observe(300, publish.Link{Connected: true, Gaps: 2, Last: publish.Gap{From: t0.Add(time.Minute), To: t0.Add(time.Minute + time.Second), Why: "EOF"}}) // a blip between two looks
 
 	if len(open) != 1 || !strings.Contains(open[0], "until after the round") {

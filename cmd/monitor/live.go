@@ -65,12 +65,13 @@ func (m *Main) runLive(ctx context.Context, args []string) error {
 	}
 	l := &live{cfg: cfg, table: table, log: cfg.Logger(m.Stderr), stdout: m.Stdout}
 	if *out != "" {
-		f, err := os.OpenFile(*out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+		// Each record is fsync'd; one the disk refuses waits in memory.
+		f, err := publish.OpenLines(*out, l.log)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		l.jsonl = f // unbuffered: a record written is on disk if the box dies
+		l.jsonl = f
 	}
 	return l.run(ctx)
 }
@@ -81,7 +82,7 @@ type live struct {
 	table  *calibration.Table
 	log    *slog.Logger
 	stdout io.Writer
-	jsonl  io.Writer
+	jsonl  *publish.Lines // nil: no --out
 
 	met   *metrics
 	pub   *publish.Publisher
@@ -151,6 +152,8 @@ func (l *live) run(ctx context.Context) error {
 	var src *capture.Capture
 	l.met = newMetrics(gauges{
 		outboxDepth: func() float64 { return float64(l.pub.OutboxDepth()) },
+		outboxHeld:  func() float64 { return float64(l.pub.OutboxHeld()) },
+		outHeld:     l.outHeld,
 		connected:   func() float64 { return b2f(l.pub.Connected()) },
 		reconnects:  func() float64 { return float64(src.Stats().Reconnects) },
 		capturing:   func() float64 { return b2f(src.Stats().Connected) },
@@ -168,6 +171,7 @@ func (l *live) run(ctx context.Context) error {
 	pc := publishConfig(cfg, brokerURL, cfg.MQTT.TopicPrefix, cfg.MQTT.ClientID, cfg.MQTT.Outbox)
 	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}
 	pc.Log = l.log
+	pc.OnSent = l.met.sent
 	if err := os.MkdirAll(cfg.MQTT.Outbox, 0o750); err != nil {
 		return fmt.Errorf("mqtt.outbox: %w", err)
 	}
@@ -182,7 +186,11 @@ func (l *live) run(ctx context.Context) error {
 			l.log.Warn("closing the broker connection", "err", err)
 		}
 	}()
-	l.out = newResults(cfg.Table.ID, l.jsonl, l.pub, l.log)
+	var jsonl io.Writer
+	if l.jsonl != nil {
+		jsonl = l.jsonl
+	}
+	l.out = newResults(cfg.Table.ID, jsonl, l.pub, l.log)
 
 	if cfg.Evidence.Dir != "" {
 		l.ev, err = evidence.New(ctx, evidence.Config{Dir: cfg.Evidence.Dir, MaxAge: cfg.Evidence.MaxAge, MaxBytes: cfg.Evidence.MaxBytes, Logger: l.log})
@@ -455,11 +463,8 @@ func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeli
 			b, _ := json.Marshal(res)
 			l.log.Error("results could not be queued for the broker", "err", err, "round", res.Round.ID, "results", string(b))
 		}
-		// Counted once queued: a round counted is on disk.
+		// Alerts are counted as the broker acknowledges them (metrics.sent).
 		l.met.rounds.Inc()
-		for _, a := range res.Alerts {
-			l.met.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
-		}
 		for _, a := range res.Alerts {
 			fmt.Fprintf(l.stdout, "ALERT %s [%s] round %s seat %d %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, a.Detail)
 		}

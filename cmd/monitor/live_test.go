@@ -248,7 +248,11 @@ func TestLiveMatchesReplay(t *testing.T) {
 			t.Fatalf("after 5 min: %d rounds, %d alerts\n%s", rounds, len(alerts), stderr.String())
 		}
 	}
-	met := scrape(metricsURL)
+	// Alerts are counted as the broker acknowledges them, which may come
+	// a moment after the subscriber has them.
+	met := waitMetric(t, metricsURL, 10*time.Second, "the 10 alerts counted as sent", func(m map[string]float64) bool {
+		return sum(m, "bjmonitor_alerts_total") == 10
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("live: %v\n%s", err, stderr.String())
