@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"bjmonitor/internal/mqtttest"
 )
@@ -169,4 +172,31 @@ func lostEvent(e string, lost map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// TestControllerPayloadLimit: a controller message of 64 KiB is read; one
+// byte more is refused and counted.
+func TestControllerPayloadLimit(t *testing.T) {
+	l := &live{log: slog.New(slog.NewTextHandler(io.Discard, nil)), met: newMetrics(gauges{})}
+	event := `{"type":"meter","bet":"blazing7s","amount":1000}`
+	cases := []struct {
+		size int
+		want string
+	}{
+		{len(event), "ok"},
+		{64 << 10, "ok"},
+		{64<<10 + 1, "too_large"},
+		{10 << 20, "too_large"},
+	}
+	for _, tc := range cases {
+		payload := []byte(event + strings.Repeat(" ", tc.size-len(event)))
+		before := testutil.ToFloat64(l.met.controller.WithLabelValues(tc.want))
+		l.onController(payload)
+		if got := testutil.ToFloat64(l.met.controller.WithLabelValues(tc.want)) - before; got != 1 {
+			t.Errorf("a %d-byte message counted %v times as %s, want once", tc.size, got, tc.want)
+		}
+		if n := len(l.inbox.take()); (tc.want == "ok") != (n == 1) {
+			t.Errorf("a %d-byte message queued %d events", tc.size, n)
+		}
+	}
 }

@@ -119,9 +119,19 @@ func (b *inbox) take() []controller.Event {
 	return es
 }
 
-// onController parses one controller message. A malformed one, or one of a
-// type the monitor does not know, is logged, counted and skipped.
+// maxControllerPayload bounds a controller message: an event is a few
+// hundred bytes, and a flood of large ones must not fill the box's memory.
+const maxControllerPayload = 64 << 10
+
+// onController parses one controller message. A malformed one, one of a
+// type the monitor does not know, or one over maxControllerPayload is
+// logged, counted and skipped.
 func (l *live) onController(payload []byte) {
+	if len(payload) > maxControllerPayload {
+		l.met.controller.WithLabelValues("too_large").Inc()
+		l.log.Warn("controller message refused: over 64 KiB", "bytes", len(payload), "payload", truncate(payload, 200))
+		return
+	}
 	e, err := controller.Parse(payload)
 	if err != nil {
 		result := "malformed"

@@ -649,7 +649,7 @@ func FuzzController(f *testing.F) {
 	})}
 	count := func() float64 {
 		n := 0.0
-		for _, r := range []string{"ok", "malformed", "unknown_type"} {
+		for _, r := range []string{"ok", "malformed", "unknown_type", "too_large"} {
 			n += testutil.ToFloat64(l.met.controller.WithLabelValues(r))
 		}
 		return n

@@ -73,7 +73,7 @@ func newMetrics(g gauges) *metrics {
 		sentRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "records_sent_total",
 			Help: "Round, outcome and alert records the broker has acknowledged, by type."}, []string{"type"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
-			Help: "Controller messages received, by result (ok, malformed, unknown_type)."}, []string{"result"}),
+			Help: "Controller messages received, by result (ok, malformed, unknown_type, too_large: over 64 KiB)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 	}
@@ -96,7 +96,7 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type"} {
+	for _, r := range []string{"ok", "malformed", "unknown_type", "too_large"} {
 		m.controller.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
