@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/viper"
 
 	"bjmonitor/alerts"
+	"bjmonitor/broker"
 	"bjmonitor/calibration"
 	"bjmonitor/capture"
 	"bjmonitor/evaluator"
@@ -64,6 +65,9 @@ type MQTTConfig struct {
 	// runs an embedded broker on EmbeddedAddr (live only).
 	Broker       string `mapstructure:"broker"`
 	EmbeddedAddr string `mapstructure:"embedded_addr"`
+	// EmbeddedUsers are the embedded broker's logins, each held to its
+	// role's topics; without them it listens on loopback only.
+	EmbeddedUsers []EmbeddedUser `mapstructure:"embedded_users"`
 	// ClientID is fixed, so the broker keeps the session across
 	// reconnects; empty: bjmonitor-<table.id>.
 	ClientID string `mapstructure:"client_id"`
@@ -78,6 +82,17 @@ type MQTTConfig struct {
 	ReplayPrefix string `mapstructure:"replay_prefix"`
 	// Outbox is the folder where results wait, on disk, for the broker.
 	Outbox string `mapstructure:"outbox"`
+}
+
+// EmbeddedUser is one login of the embedded broker (broker.User).
+type EmbeddedUser struct {
+	Name string `mapstructure:"name"`
+	// PasswordHash is the bcrypt hash of the password (htpasswd -B).
+	PasswordHash string `mapstructure:"password_hash"`
+	// Role is controller (publishes the controller's events only),
+	// console (reads only) or monitor (publishes results, reads the
+	// controller: another monitor's box, say).
+	Role string `mapstructure:"role"`
 }
 
 // EvidenceConfig is where alert snapshots and clips go and how long they
@@ -212,7 +227,7 @@ func DefaultConfig() Config {
 		},
 		Live: LiveConfig{Realtime: true, StatsInterval: 10 * time.Second},
 		MQTT: MQTTConfig{
-			EmbeddedAddr: "127.0.0.1:1883", TopicPrefix: "bjmonitor", ReplayPrefix: "bjmonitor-replay",
+			EmbeddedAddr: "127.0.0.1:1883", EmbeddedUsers: []EmbeddedUser{}, TopicPrefix: "bjmonitor", ReplayPrefix: "bjmonitor-replay",
 			Outbox: "state/outbox",
 		},
 		Evidence: EvidenceConfig{Dir: "state/evidence", MaxAge: 30 * 24 * time.Hour, MaxBytes: 2 << 30},
@@ -343,8 +358,8 @@ func (c Config) validateLive() error {
 			return &ConfigError{"mqtt.broker", m.Broker, "want tcp://host:1883 or ssl://host:8883, or empty for the embedded broker"}
 		}
 	}
-	if _, _, err := net.SplitHostPort(m.EmbeddedAddr); err != nil {
-		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "want host:port, such as 127.0.0.1:1883"}
+	if err := c.validateEmbedded(); err != nil {
+		return err
 	}
 	for field, p := range map[string]string{"mqtt.topic_prefix": m.TopicPrefix, "mqtt.replay_prefix": m.ReplayPrefix} {
 		if p == "" || strings.ContainsAny(p, "#+ ") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
@@ -379,6 +394,39 @@ func (c Config) validateLive() error {
 		return &ConfigError{"log.format", c.Log.Format, `want "text" or "json"`}
 	}
 	return nil
+}
+
+// validateEmbedded checks the embedded broker's address and users.
+func (c Config) validateEmbedded() error {
+	m := c.MQTT
+	host, _, err := net.SplitHostPort(m.EmbeddedAddr)
+	if err != nil {
+		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "want host:port, such as 127.0.0.1:1883"}
+	}
+	for i, u := range c.embeddedUsers() {
+		if err := u.Check(); err != nil {
+			var ue *broker.UserError
+			if errors.As(err, &ue) {
+				return &ConfigError{fmt.Sprintf("mqtt.embedded_users[%d].%s", i, ue.Field), ue.Value, ue.Reason}
+			}
+			return err
+		}
+	}
+	ip := net.ParseIP(host)
+	if m.Broker == "" && len(m.EmbeddedUsers) == 0 && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "the embedded broker listens beyond loopback only with mqtt.embedded_users set (controller, console and monitor roles): otherwise anyone on the network could read the alerts and publish the controller's events"}
+	}
+	return nil
+}
+
+// embeddedUsers are the embedded broker's users as package broker takes
+// them.
+func (c Config) embeddedUsers() []broker.User {
+	var out []broker.User
+	for _, u := range c.MQTT.EmbeddedUsers {
+		out = append(out, broker.User{Name: u.Name, PasswordHash: u.PasswordHash, Role: broker.Role(u.Role)})
+	}
+	return out
 }
 
 // Logger returns the configured logger, writing to w. Call Validate first.

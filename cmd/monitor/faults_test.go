@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -11,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"golang.org/x/crypto/bcrypt"
 
 	"bjmonitor/internal/mqtttest"
 )
@@ -198,5 +202,118 @@ func TestControllerPayloadLimit(t *testing.T) {
 		if n := len(l.inbox.take()); (tc.want == "ok") != (n == 1) {
 			t.Errorf("a %d-byte message queued %d events", tc.size, n)
 		}
+	}
+}
+
+// TestLiveEmbeddedBrokerUsers runs live with an embedded broker that has
+// users: the monitor logs in by itself, a console with its password sees
+// the table online, an anonymous client is refused, and a controller's
+// event is taken while a console's forged one is not.
+func TestLiveEmbeddedBrokerUsers(t *testing.T) {
+	port := mqtttest.FreePort(t)
+	env, metricsURL := liveEnv(t, filepath.Join(t.TempDir(), "no-camera.mp4"), "")
+	setenv(t, env)
+	t.Setenv("MONITOR_TABLE_CALIBRATION", abs(t, sample("freebet-1080p", "table.json")))
+	t.Setenv("MONITOR_MQTT_EMBEDDED_ADDR", fmt.Sprintf("127.0.0.1:%d", port))
+	hash := func(pw string) string {
+		h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(h)
+	}
+	config := writeConfig(t, fmt.Sprintf("table:\n  id: freebet-1080p\nmqtt:\n  embedded_users:\n"+
+		"    - {name: ctl, role: controller, password_hash: %q}\n"+
+		"    - {name: officer, role: console, password_hash: %q}\n", hash("ctl-pw"), hash("officer-pw")))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := runAsync(ctx, io.Discard, &stderr, "live", "--config", config)
+	url := fmt.Sprintf("tcp://127.0.0.1:%d", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for !mqtttest.Reachable(url) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the embedded broker did not listen within 20 s\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	login := func(user, pw string) (mqtt.Client, error) {
+		c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("%s-%d", user, time.Now().UnixNano())).
+			SetUsername(user).SetPassword(pw).SetAutoReconnect(false).SetProtocolVersion(4))
+		tok := c.Connect()
+		if !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			return nil, fmt.Errorf("connect as %q: %v", user, tok.Error())
+		}
+		t.Cleanup(func() { c.Disconnect(0) })
+		return c, nil
+	}
+	if _, err := login("", ""); err == nil {
+		t.Error("an anonymous client got in")
+	}
+	officer, err := login("officer", "officer-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	available := make(chan string, 10)
+	officer.Subscribe("bjmonitor/freebet-1080p/available", 1, func(_ mqtt.Client, m mqtt.Message) { available <- string(m.Payload()) }).WaitTimeout(5 * time.Second)
+	select {
+	case a := <-available:
+		if a != "online" {
+			t.Errorf("table %q, want online", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the monitor did not mark its table online on its own broker\n%s", stderr.String())
+	}
+	ctl, err := login("ctl", "ctl-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Publish("bjmonitor/freebet-1080p/controller", 1, false, `{"type":"probe-from-controller"}`).WaitTimeout(5 * time.Second)
+	officer.Publish("bjmonitor/freebet-1080p/controller", 1, false, `{"type":"probe-from-console"}`).WaitTimeout(5 * time.Second)
+	m := waitMetric(t, metricsURL, 10*time.Second, "the controller's event", func(m map[string]float64) bool {
+		return m[`bjmonitor_controller_events_total{result="unknown_type"}`] >= 1
+	})
+	time.Sleep(500 * time.Millisecond)
+	if n := scrape(metricsURL)[`bjmonitor_controller_events_total{result="unknown_type"}`]; n != 1 {
+		t.Errorf("%v controller messages taken, want the controller's 1 (not the console's)", n)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("live: %v\n%s", err, stderr.String())
+	}
+	t.Logf("tried: embedded broker with a controller and a console; survived: anonymous refused, the monitor logged in itself, %v controller message taken, the console's forged one refused", m[`bjmonitor_controller_events_total{result="unknown_type"}`])
+}
+
+// TestEmbeddedUsersConfig: the embedded broker's users are checked as the
+// configuration loads, and each error names its key.
+func TestEmbeddedUsersConfig(t *testing.T) {
+	good, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, yaml, field string
+	}{
+		{"plain password", "mqtt:\n  embedded_users:\n    - {name: a, role: console, password_hash: secret}\n", "mqtt.embedded_users[0].password_hash"},
+		{"unknown role", fmt.Sprintf("mqtt:\n  embedded_users:\n    - {name: a, role: console, password_hash: %q}\n    - {name: b, role: admin, password_hash: %q}\n", good, good), "mqtt.embedded_users[1].role"},
+		{"no name", fmt.Sprintf("mqtt:\n  embedded_users:\n    - {role: console, password_hash: %q}\n", good), "mqtt.embedded_users[0].name"},
+		{"the network without users", "mqtt:\n  embedded_addr: 0.0.0.0:1883\n", "mqtt.embedded_addr"},
+		{"a LAN address without users", "mqtt:\n  embedded_addr: 192.168.1.20:1883\n", "mqtt.embedded_addr"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadConfig(writeConfig(t, tc.yaml), nil, nil)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != tc.field {
+				t.Errorf("loadConfig = %v, want a ConfigError on %s", err, tc.field)
+			}
+		})
+	}
+	c, err := loadConfig(writeConfig(t, fmt.Sprintf("mqtt:\n  embedded_addr: 0.0.0.0:1883\n  embedded_users:\n    - {name: officer, role: console, password_hash: %q}\n", good)), nil, nil)
+	if err != nil {
+		t.Fatalf("the network with users: %v", err)
+	}
+	if bc := embeddedConfig(c); len(bc.Users) != 1 || bc.Users[0].Name != "officer" || bc.Table != c.Table.ID || bc.TopicPrefix != "bjmonitor" {
+		t.Errorf("embeddedConfig = %+v", bc)
 	}
 }

@@ -170,15 +170,19 @@ func (l *live) run(ctx context.Context) error {
 	})
 
 	brokerURL := cfg.MQTT.Broker
+	var embedded *broker.Broker
 	if brokerURL == "" {
-		b, err := broker.Start(ctx, broker.Config{Addr: cfg.MQTT.EmbeddedAddr}, l.log)
+		b, err := broker.Start(ctx, embeddedConfig(cfg), l.log)
 		if err != nil {
 			return fmt.Errorf("embedded broker (mqtt.broker is empty): %w", err)
 		}
 		defer b.Close()
-		brokerURL = b.URL()
+		brokerURL, embedded = b.URL(), b
 	}
 	pc := publishConfig(cfg, brokerURL, cfg.MQTT.TopicPrefix, cfg.MQTT.ClientID, cfg.MQTT.Outbox)
+	if embedded != nil {
+		pc.Username, pc.Password = embedded.Login()
+	}
 	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}
 	pc.Log = l.log
 	pc.OnSent = l.met.sent

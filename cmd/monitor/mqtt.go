@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"bjmonitor/broker"
 	"bjmonitor/publish"
 )
 
@@ -25,6 +26,12 @@ func publishConfig(c Config, broker, prefix, clientID, outbox string) publish.Co
 		CAFile: m.CAFile, CertFile: m.CertFile, KeyFile: m.KeyFile,
 		TopicPrefix: prefix, Table: c.Table.ID, OutboxDir: outbox,
 	}
+}
+
+// embeddedConfig is the embedded broker's configuration: its address, and
+// its users held to the table's topics.
+func embeddedConfig(c Config) broker.Config {
+	return broker.Config{Addr: c.MQTT.EmbeddedAddr, Users: c.embeddedUsers(), TopicPrefix: c.MQTT.TopicPrefix, Table: c.Table.ID}
 }
 
 // replayPublisher publishes a replay's results under the replay prefix,
