@@ -54,6 +54,7 @@ type linkLog struct {
 	everUp      bool
 	gaps        int
 	last        Gap
+	lostErr     error     // why the connection dropped, from paho's handler
 	closedByEOF bool      // the last drop was the broker closing the connection cleanly
 	failWarned  time.Time // when a failed attempt was last logged as a warning
 	failLast    string
@@ -105,16 +106,44 @@ func (l *linkLog) up(sessionPresent bool) {
 		l.log.Log(context.Background(), level, "session takeover: the broker closed our connection but kept our session, so another client probably connected with the same client id; give each monitor its own mqtt.client_id",
 			"client_id", l.client, "takeovers_last_minute", len(l.takeovers))
 	}
-	l.closedByEOF = false
+	l.closedByEOF, l.lostErr = false, nil
 }
 
-// down records a lost connection: the start of a gap.
-func (l *linkLog) down(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.connected {
+// lost takes the reason paho gives for a dropped connection. paho calls
+// its handler on a goroutine of its own, which may run after the sender
+// has already reconnected: a reason that arrives while a connection is
+// open (stillOpen) belongs to the one before, whose gap is recorded.
+func (l *linkLog) lost(err error, stillOpen bool) {
+	if stillOpen {
 		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lostErr == nil {
+		l.lostErr = err
+	}
+}
+
+// reasonWait is how long the sender, having found the connection gone,
+// waits for paho's handler to say why.
+const reasonWait = 100 * time.Millisecond
+
+// down records a lost connection, found by the sender: the start of a
+// gap. The sender alone decides, so that a gap is never opened by a late
+// handler after it has reconnected.
+func (l *linkLog) down() {
+	l.mu.Lock()
+	if !l.connected {
+		l.mu.Unlock()
+		return
+	}
+	for deadline := time.Now().Add(reasonWait); l.lostErr == nil && time.Now().Before(deadline); {
+		l.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		l.mu.Lock()
+	}
+	defer l.mu.Unlock()
+	err := l.lostErr
 	l.connected = false
 	why := "connection lost"
 	if err != nil {
@@ -197,17 +226,24 @@ func noAnswer(err error) bool {
 		errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// connectError explains a connect that did not complete and that retrying
-// cannot fix: a plain tcp:// URL aimed at a TLS port. It returns nil for
-// other failures.
+// connectError explains a connect that reached a listener which did not
+// answer CONNECT, and returns nil for other failures. A plain tcp:// URL
+// aimed at a TLS port wraps ErrTLS, since retrying cannot fix it; a
+// listener that hung up or stayed silent is said plainly, and retried.
 func (p *Publisher) connectError(err error) error {
 	u, perr := url.Parse(p.cfg.Broker)
 	if perr != nil || isTLSScheme(u.Scheme) || !noAnswer(err) {
 		return nil
 	}
-	if !speaksTLS(u.Host, p.cfg.ConnectTimeout) {
-		return nil
+	// A TLS listener hangs up on a plain CONNECT at once (its first byte is
+	// no TLS record type), so only a hang-up is worth the probe.
+	silent := errors.Is(err, os.ErrDeadlineExceeded)
+	if !silent && speaksTLS(u.Host, p.cfg.ConnectTimeout) {
+		return fmt.Errorf("publish: connect to %s: %w: the broker speaks TLS on this port, but the URL says plain MQTT; use ssl://%s (with the CA file that signed the broker's certificate), or the broker's plain port (often 1883): %v",
+			p.cfg.Broker, ErrTLS, u.Host, err)
 	}
-	return fmt.Errorf("publish: connect to %s: %w: the broker speaks TLS on this port, but the URL says plain MQTT; use ssl://%s (with the CA file that signed the broker's certificate), or the broker's plain port (often 1883): %v",
-		p.cfg.Broker, ErrTLS, u.Host, err)
+	if silent {
+		return fmt.Errorf("publish: connect to %s: no answer to CONNECT within %v: the port takes connections but does not answer MQTT (is it the broker's port?): %w", p.cfg.Broker, p.cfg.ConnectTimeout, err)
+	}
+	return fmt.Errorf("publish: connect to %s: the broker closed the connection without answering CONNECT (not an MQTT port, or it refuses this client: see its log): %w", p.cfg.Broker, err)
 }

@@ -260,8 +260,8 @@ func New(cfg Config) (*Publisher, error) {
 		// sender knows when a connection is new and can resend the outbox head.
 		SetAutoReconnect(false).
 		SetConnectRetry(false).
-		SetConnectionLostHandler(func(_ mqtt.Client, err error) {
-			p.link.down(err)
+		SetConnectionLostHandler(func(c mqtt.Client, err error) {
+			p.link.lost(err, c.IsConnectionOpen())
 			p.poke()
 		}).
 		// Messages on a topic we no longer handle (a subscription the broker
@@ -488,6 +488,7 @@ func (p *Publisher) run(ctx context.Context) {
 	for {
 		p.box.retry() // records the disk refused, while the broker is away too
 		if !p.client.IsConnectionOpen() {
+			p.link.down()
 			if err := p.connect(ctx, false); err != nil {
 				if ctx.Err() != nil {
 					return
