@@ -261,3 +261,70 @@ func TestOutboxOnFullTmpfs(t *testing.T) {
 	}
 	t.Logf("a 64 KiB tmpfs filled: %d of 10 alerts waited in memory; all 10 arrived once", held)
 }
+
+// TestOutboxMixedDiskAndMemory acknowledges records some of which reached
+// the disk and some of which wait in memory, and reopens the outbox at
+// each step: what is pending on disk is exactly what was not yet
+// acknowledged and had been written.
+func TestOutboxMixedDiskAndMemory(t *testing.T) {
+	full := withFullDisk(t)
+	dir := t.TempDir()
+	o, err := openOutbox(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { o.close() }()
+	for i := range 3 {
+		if err := o.append(KindAlert, alertPayload(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full.Store(true)
+	for i := 3; i < 5; i++ {
+		if err := o.append(KindAlert, alertPayload(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onDisk := func() string {
+		t.Helper()
+		o2, err := openOutbox(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o2.close()
+		var ids []string
+		for _, r := range o2.pending {
+			ids = append(ids, alertID(t, string(r.payload)))
+		}
+		return fmt.Sprint(ids)
+	}
+	ack := func() {
+		t.Helper()
+		r, _ := o.head()
+		if err := o.ack(r.seq); err != nil {
+			t.Fatalf("ack %s: %v", r.payload, err)
+		}
+	}
+	steps := []struct {
+		do   func()
+		want string
+	}{
+		{func() {}, wantIDs(0, 3)},
+		{ack, wantIDs(1, 3)},
+		{func() { ack(); ack() }, "[]"}, // only held records left: the file is emptied
+		{func() { full.Store(false); o.flush(true) }, wantIDs(3, 5)},
+		{ack, wantIDs(4, 5)},
+		{func() { full.Store(true); o.append(KindAlert, alertPayload(5)); ack() }, "[]"},
+		{ack, "[]"}, // acknowledged before the disk took it: never written
+		{func() { full.Store(false); o.flush(true) }, "[]"},
+	}
+	for i, s := range steps {
+		s.do()
+		if got := onDisk(); got != s.want {
+			t.Errorf("step %d: on disk %s, want %s", i, got, s.want)
+		}
+	}
+	if o.depth() != 0 || o.heldRecords() != 0 {
+		t.Errorf("at the end: depth %d, held %d; want 0 and 0", o.depth(), o.heldRecords())
+	}
+}

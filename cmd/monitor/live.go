@@ -456,8 +456,9 @@ func dueEvents(pending []timedEvent, start time.Time, t float64) (due []controll
 }
 
 // emit writes evidence for each alert, then publishes the records. A
-// record that cannot be queued (the outbox's disk failing) is logged as an
-// error with the whole record, so that it is still in the log.
+// record that cannot be queued (a disk that has refused so many records
+// that no more can wait in memory) is logged as an error with the whole
+// record, so that it is still in the log.
 func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeline.Result, frame int, t, fps float64) {
 	for _, res := range results {
 		at := moment(res.Round, frame, t, fps)
