@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -350,4 +351,162 @@ func TestEmbeddedUsersConfig(t *testing.T) {
 	if bc := embeddedConfig(c); len(bc.Users) != 1 || bc.Users[0].Name != "officer" || bc.Table != c.Table.ID || bc.TopicPrefix != "bjmonitor" {
 		t.Errorf("embeddedConfig = %+v", bc)
 	}
+}
+
+// TestLiveFullDisk puts the outbox and the --out file on a 64 KiB tmpfs
+// and fills it while rounds are judged (played with the camera away, each
+// raising one alert from the controller's entries alone): three with the
+// broker up, then two judged while it is down. Then the disk is freed and
+// the broker comes back. Every alert reaches a subscriber once,
+// alerts_total counts only what the broker took, and --out ends up with
+// every record once.
+func TestLiveFullDisk(t *testing.T) {
+	disk := tinyTmpfs(t)
+	b := mqtttest.NewMosquitto(t, "persistence true\n")
+	b.Start()
+	const table = "freebet-1080p"
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/"+table+"/alert", false)
+	camera := filepath.Join(t.TempDir(), "camera.mp4")
+	cut := exec.Command("ffmpeg", "-v", "error", "-y", "-i", sample(table, "mp4"), "-t", "1", "-c:v", "libx264", "-preset", "ultrafast", camera)
+	if msg, err := cut.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, msg)
+	}
+	env, metricsURL := liveEnv(t, camera, b.URL())
+	setenv(t, env)
+	t.Setenv("MONITOR_MQTT_OUTBOX", filepath.Join(disk, "outbox"))
+	out := filepath.Join(disk, "results.jsonl")
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := runAsync(ctx, io.Discard, &stderr, "live", "--config", abs(t, sample(table, "yaml")), "--out", out)
+	waitMetric(t, metricsURL, time.Minute, "frames from the camera", func(m map[string]float64) bool { return m["bjmonitor_frames_total"] >= 5 })
+	if err := os.Rename(camera, camera+".gone"); err != nil { // rounds are judged on the entries alone
+		t.Fatal(err)
+	}
+	waitMetric(t, metricsURL, time.Minute, "the camera gone", func(m map[string]float64) bool { return m["bjmonitor_capture_connected"] == 0 })
+	filler := fillDisk(t, disk)
+
+	// The broker up: the alerts go out from memory.
+	for _, id := range []string{"d1", "d2", "d3"} {
+		darkRound(t, b.URL(), table, id, time.Time{})
+	}
+	got, _, dups := collectResults(t, watch, done, &stderr, func(a, _ map[string]map[string]any) bool { return len(a) == 3 })
+	m := waitMetric(t, metricsURL, 10*time.Second, "3 alerts counted as sent", func(m map[string]float64) bool {
+		return sum(m, "bjmonitor_alerts_total") == 3
+	})
+	if m[`bjmonitor_unwritten_records{file="out"}`] == 0 {
+		t.Errorf("nothing waits under --out on a full disk: %v", m)
+	}
+	// The broker down: two rounds end (2 s after their entries arrive, as
+	// far as the monitor trusts the controller's clock) with nowhere to go.
+	at := time.Now().Add(time.Minute)
+	darkRound(t, b.URL(), table, "d4", at)
+	darkRound(t, b.URL(), table, "d5", at)
+	waitMetric(t, metricsURL, 2*time.Second, "the entries delivered", func(m map[string]float64) bool {
+		return m[`bjmonitor_controller_events_total{result="ok"}`] == 20
+	})
+	b.Stop()
+	m = waitMetric(t, metricsURL, 20*time.Second, "two rounds' records waiting in memory", func(m map[string]float64) bool {
+		return m["bjmonitor_rounds_total"] == 5 && m["bjmonitor_outbox_depth"] > 0 &&
+			m[`bjmonitor_unwritten_records{file="outbox"}`] == m["bjmonitor_outbox_depth"]
+	})
+	if a := sum(m, "bjmonitor_alerts_total"); a != 3 {
+		t.Errorf("alerts_total %v with 2 alerts unsent, want 3", a)
+	}
+	os.Remove(filler)
+	waitMetric(t, metricsURL, 10*time.Second, "everything written once the disk is freed", func(m map[string]float64) bool {
+		return m[`bjmonitor_unwritten_records{file="outbox"}`] == 0 && m[`bjmonitor_unwritten_records{file="out"}`] == 0
+	})
+	b.Start()
+	more, _, dups2 := collectResults(t, watch, done, &stderr, func(a, _ map[string]map[string]any) bool { return len(a) == 2 })
+	waitMetric(t, metricsURL, 10*time.Second, "5 alerts counted as sent", func(m map[string]float64) bool {
+		return sum(m, "bjmonitor_alerts_total") == 5
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("live: %v\n%s", err, stderr.String())
+	}
+	for id := range more {
+		got[id] = more[id]
+	}
+	if len(got) != 5 || dups+dups2 != 0 {
+		t.Errorf("%d distinct alerts, %d twice; want 5 once each", len(got), dups+dups2)
+	}
+	lines := countRecords(t, out)
+	if lines["alert"] != 5 || lines["dup"] != 0 {
+		t.Errorf("--out holds %v, want 5 alerts, none twice", lines)
+	}
+	if !strings.Contains(stderr.String(), "the disk refused a record") {
+		t.Errorf("the full disk is not logged:\n%s", stderr.String())
+	}
+	t.Logf("tried: a 64 KiB tmpfs filled under the outbox and --out, 3 rounds with the broker up, 2 with it down, then freed; survived: %d alerts once each, --out %v", len(got), lines)
+}
+
+// tinyTmpfs mounts a 64 KiB tmpfs for the test, or skips it where it may
+// not mount one.
+func tinyTmpfs(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
+}
+
+// fillDisk fills the file system under dir; removing the returned file
+// frees it.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for {
+		if _, err := f.Write(make([]byte, 512)); err != nil {
+			return p
+		}
+	}
+}
+
+// darkRound sends the controller's entries for a round played with the
+// camera away: a 21+3 wager paid 45 on cards never seen, one unjudged
+// alert. With at set, the entries carry that time (ts).
+func darkRound(t *testing.T, url, table, id string, at time.Time) {
+	t.Helper()
+	ts := ""
+	if !at.IsZero() {
+		ts = `,"ts":"` + at.UTC().Format(time.RFC3339Nano) + `"`
+	}
+	mqtttest.Publish(t, url, "bjmonitor/"+table+"/controller",
+		`{"type":"game_start","round":"`+id+`"`+ts+`}`, `{"type":"wager","round":"`+id+`","seat":3,"bet":"21+3","amount":5`+ts+`}`,
+		`{"type":"payout","round":"`+id+`","seat":3,"bet":"21+3","amount":45`+ts+`}`, `{"type":"game_end","round":"`+id+`"`+ts+`}`)
+}
+
+// countRecords counts a JSONL results file's records by type, and those
+// that appear twice under "dup".
+func countRecords(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, seen := map[string]int{}, map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct{ Type string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("--out line %q: %v", line, err)
+		}
+		n[r.Type]++
+		if seen[line] {
+			n["dup"]++
+		}
+		seen[line] = true
+	}
+	return n
 }
