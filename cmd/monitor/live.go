@@ -164,6 +164,7 @@ func (l *live) run(ctx context.Context) error {
 		outboxDepth: func() float64 { return float64(l.pub.OutboxDepth()) },
 		outboxHeld:  func() float64 { return float64(l.pub.OutboxHeld()) },
 		outHeld:     l.outHeld,
+		statsLost:   func() float64 { return float64(l.pub.StatsDropped()) },
 		connected:   func() float64 { return b2f(l.pub.Connected()) },
 		reconnects:  func() float64 { return float64(src.Stats().Reconnects) },
 		capturing:   func() float64 { return b2f(src.Stats().Connected) },

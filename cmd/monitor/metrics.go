@@ -43,6 +43,7 @@ type gauges struct {
 	outboxDepth func() float64
 	outboxHeld  func() float64 // records the disk refused, waiting in memory
 	outHeld     func() float64 // the same for the --out file
+	statsLost   func() float64 // stats dropped after a long broker outage
 	connected   func() float64
 	reconnects  func() float64
 	capturing   func() float64
@@ -86,6 +87,8 @@ func newMetrics(g gauges) *metrics {
 			Help: "Records the disk refused, waiting in memory to be written (they are sent all the same)."}, g.outHeld),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "broker_connected",
 			Help: "1 while the broker connection is up."}, g.connected),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: ns, Name: "stats_dropped_total",
+			Help: "Stats records dropped because the broker was away longer than the kept ones cover (an hour at 10 s)."}, g.statsLost),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: ns, Name: "capture_reconnects_total",
 			Help: "Times the video source was opened again after it dropped."}, g.reconnects),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "capture_connected",
