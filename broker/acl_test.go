@@ -148,6 +148,10 @@ func TestNoUsersLoopbackOnly(t *testing.T) {
 	if _, err := Start(context.Background(), Config{Addr: ":0"}, nil); !errors.Is(err, ErrOpenToNetwork) {
 		t.Errorf("Start on :0 without users: %v, want ErrOpenToNetwork", err)
 	}
+	users := []User{{Name: "a", PasswordHash: hash(t, "x"), Role: RoleConsole}}
+	if _, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Users: users}, nil); err == nil || !strings.Contains(err.Error(), "table id") {
+		t.Errorf("Start with users and no table: %v, want an error saying the table id is needed", err)
+	}
 	for _, tc := range []struct {
 		u     User
 		field string
@@ -157,7 +161,7 @@ func TestNoUsersLoopbackOnly(t *testing.T) {
 		{User{Name: "a", PasswordHash: hash(t, "x"), Role: "admin"}, "role"},
 		{User{Name: internalUser, PasswordHash: hash(t, "x"), Role: RoleConsole}, "name"},
 	} {
-		_, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Users: []User{tc.u}}, nil)
+		_, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Table: "t1", Users: []User{tc.u}}, nil)
 		var ue *UserError
 		if !errors.As(err, &ue) || ue.Field != tc.field {
 			t.Errorf("Start with user %+v: %v, want a UserError on %s", tc.u, err, tc.field)

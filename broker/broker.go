@@ -32,8 +32,8 @@ type Config struct {
 	// monitor itself logs in as Login says, whatever is configured.
 	Users []User
 	// TopicPrefix and Table say the topics the roles are bound to:
-	// <prefix>/<table>/<kind>. Default "bjmonitor" and "+" (none of the
-	// roles' topics then match, so set Table when Users are set).
+	// <prefix>/<table>/<kind>. TopicPrefix defaults to "bjmonitor"; Table
+	// is required with Users.
 	TopicPrefix string
 	Table       string
 
@@ -71,8 +71,8 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 	if cfg.TopicPrefix == "" {
 		cfg.TopicPrefix = "bjmonitor"
 	}
-	if cfg.Table == "" {
-		cfg.Table = "+"
+	if len(cfg.Users) > 0 && (cfg.Table == "" || strings.ContainsAny(cfg.Table+cfg.TopicPrefix, "+#")) {
+		return nil, fmt.Errorf("broker: users need the table id and topic prefix their roles are bound to, without wildcards (table %q, prefix %q)", cfg.Table, cfg.TopicPrefix)
 	}
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, fmt.Errorf("broker: TLS certificate %q and key %q must be given together", cfg.CertFile, cfg.KeyFile)

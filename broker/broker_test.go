@@ -390,7 +390,7 @@ func TestURL(t *testing.T) {
 			t.Errorf("dialable(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	b, _ := start(t, Config{Addr: ":0", Users: []User{{Name: "officer", PasswordHash: hash(t, "pw"), Role: RoleConsole}}})
+	b, _ := start(t, Config{Addr: ":0", Table: "t1", Users: []User{{Name: "officer", PasswordHash: hash(t, "pw"), Role: RoleConsole}}})
 	if !strings.HasPrefix(b.URL(), "tcp://127.0.0.1:") {
 		t.Errorf("URL() with Addr \":0\" = %q, want tcp://127.0.0.1:<port>", b.URL())
 	}

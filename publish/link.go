@@ -35,9 +35,10 @@ type Link struct {
 	Last Gap
 }
 
-// takeoverWindow: a broker that closes our connection and still holds our
-// session when we come back within it has most likely handed the
-// session to another client with our client id.
+// takeoverWindow: a broker that closes our connection, takes us back at
+// the first attempt and within this time, and still holds our session,
+// has most likely handed the session to another client with our client
+// id. A broker that restarted refuses at least one attempt.
 const takeoverWindow = 10 * time.Second
 
 // linkLog keeps the connection's history and says what happens to it in
@@ -56,6 +57,7 @@ type linkLog struct {
 	last        Gap
 	lostErr     error     // why the connection dropped, from paho's handler
 	closedByEOF bool      // the last drop was the broker closing the connection cleanly
+	refused     bool      // an attempt failed during this gap: the broker was away
 	failWarned  time.Time // when a failed attempt was last logged as a warning
 	failLast    string
 	takeovers   []time.Time
@@ -96,7 +98,7 @@ func (l *linkLog) up(sessionPresent bool) {
 		l.log.Warn("the broker had forgotten the monitor's session (it restarted without persistence, or expired it): controller events sent while the monitor was away are lost; the rounds they belong to go out for review",
 			"away", away.Round(time.Millisecond))
 	}
-	if l.closedByEOF && sessionPresent && away < takeoverWindow {
+	if l.closedByEOF && !l.refused && sessionPresent && away < takeoverWindow {
 		l.takeovers = append(l.takeovers, now)
 		l.takeovers = recent(l.takeovers, now, time.Minute)
 		level := slog.LevelWarn
@@ -106,7 +108,7 @@ func (l *linkLog) up(sessionPresent bool) {
 		l.log.Log(context.Background(), level, "session takeover: the broker closed our connection but kept our session, so another client probably connected with the same client id; give each monitor its own mqtt.client_id",
 			"client_id", l.client, "takeovers_last_minute", len(l.takeovers))
 	}
-	l.closedByEOF, l.lostErr = false, nil
+	l.closedByEOF, l.lostErr, l.refused = false, nil, false
 }
 
 // lost takes the reason paho gives for a dropped connection. paho calls
@@ -168,6 +170,7 @@ func (l *linkLog) failed(err error, retryIn time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
+	l.refused = true
 	if !l.everUp && l.gaps == 0 {
 		l.gaps++
 		l.last = Gap{From: now, Why: err.Error()}
