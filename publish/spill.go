@@ -37,15 +37,17 @@ var ErrHeldFull = errors.New("too many records wait in memory for a disk that re
 // write fails, and the caller logs the record.
 const maxHeld = 20000
 
-// appender appends whole lines to a file and makes each durable (fsync)
-// before reporting it written. A write that fails (a full disk, an I/O
-// error) leaves no torn line behind: the file is cut back to where it was,
-// or, when even that fails, the next line starts with a newline, so that
-// the torn one reads as a line of its own (and is skipped as corrupt).
+// appender appends whole lines to a file and, unless noSync, makes each
+// durable (fsync) before reporting it written. A write that fails (a full
+// disk, an I/O error) leaves no torn line behind: the file is cut back to
+// where it was, or, when even that fails, the next line starts with a
+// newline, so that the torn one reads as a line of its own (and is skipped
+// as corrupt).
 type appender struct {
-	f    file
-	size int64
-	torn bool
+	f      file
+	size   int64
+	torn   bool
+	noSync bool
 }
 
 func (a *appender) write(line []byte) error {
@@ -53,7 +55,7 @@ func (a *appender) write(line []byte) error {
 		line = append([]byte{'\n'}, line...)
 	}
 	_, err := a.f.Write(line)
-	if err == nil {
+	if err == nil && !a.noSync {
 		err = a.f.Sync()
 	}
 	if err == nil {
@@ -74,7 +76,9 @@ func (a *appender) write(line []byte) error {
 // that loses no line to a failing disk: a line the file system refuses
 // waits in memory, in order, and is written by the next Write, or by the
 // retry every second, as soon as the disk takes it. Write fails only when
-// maxHeld lines wait. It is safe for concurrent use; the caller must call
+// maxHeld lines wait. Lines are not fsync'd (the outbox is what survives a
+// power cut): a written line survives the process, and the frame loop that
+// writes them does not wait for the disk. It is safe for concurrent use; the caller must call
 // Close, which writes what it can and reports what it could not.
 type Lines struct {
 	path string
@@ -107,7 +111,7 @@ func OpenLines(path string, log *slog.Logger) (*Lines, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &Lines{path: path, log: log, a: appender{f: f, size: st.Size()}, cancel: cancel, done: make(chan struct{})}
+	l := &Lines{path: path, log: log, a: appender{f: f, size: st.Size(), noSync: true}, cancel: cancel, done: make(chan struct{})}
 	go l.retryLoop(ctx)
 	return l, nil
 }

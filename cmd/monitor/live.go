@@ -65,7 +65,8 @@ func (m *Main) runLive(ctx context.Context, args []string) error {
 	}
 	l := &live{cfg: cfg, table: table, log: cfg.Logger(m.Stderr), stdout: m.Stdout}
 	if *out != "" {
-		// Each record is fsync'd; one the disk refuses waits in memory.
+		// Unbuffered: a record written is on disk if the process dies; one
+		// the disk refuses waits in memory until it takes it.
 		f, err := publish.OpenLines(*out, l.log)
 		if err != nil {
 			return err
