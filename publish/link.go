@@ -55,6 +55,7 @@ type linkLog struct {
 	everUp      bool
 	gaps        int
 	last        Gap
+	recent      []Gap     // the last maxGaps, closed ones; last is the newest
 	lostErr     error     // why the connection dropped, from paho's handler
 	closedByEOF bool      // the last drop was the broker closing the connection cleanly
 	refused     bool      // an attempt failed during this gap: the broker was away
@@ -70,11 +71,25 @@ func newLinkLog(log *slog.Logger, broker, client string) *linkLog {
 	return &linkLog{log: log.With("broker", redactURL(broker)), broker: broker, client: client}
 }
 
+// maxGaps bounds the gaps remembered: a round lives through far fewer.
+const maxGaps = 32
+
 // state is the connection as the frame loop sees it.
 func (l *linkLog) state() Link {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return Link{Connected: l.connected, Gaps: l.gaps, Last: l.last}
+}
+
+// history is the last gaps, oldest first, the one going on (if any) last.
+func (l *linkLog) history() []Gap {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := append([]Gap(nil), l.recent...)
+	if l.gaps > 0 && l.last.To.IsZero() {
+		out = append(out, l.last)
+	}
+	return out
 }
 
 // up records a completed connection: the end of a gap.
@@ -86,6 +101,10 @@ func (l *linkLog) up(sessionPresent bool) {
 	l.connected, l.everUp = true, true
 	if l.gaps > 0 && l.last.To.IsZero() {
 		l.last.To = now
+		l.recent = append(l.recent, l.last)
+		if len(l.recent) > maxGaps {
+			l.recent = l.recent[1:]
+		}
 	}
 	if first && l.gaps == 0 {
 		l.log.Info("connected to the broker", "client_id", l.client, "session_present", sessionPresent)

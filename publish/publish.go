@@ -368,6 +368,10 @@ func (p *Publisher) StatsDropped() int64 { return p.statsDropped.Load() }
 // Link reports the broker connection and its gaps.
 func (p *Publisher) Link() Link { return p.link.state() }
 
+// Gaps returns the last gaps in the connection, oldest first; one still
+// going on, with a zero To, comes last.
+func (p *Publisher) Gaps() []Gap { return p.link.history() }
+
 // publishStats sends a stats payload now, or keeps it for the next
 // connection; the held ones go first, so stats arrive in order. A nil
 // payload only sends those held.

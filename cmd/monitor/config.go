@@ -302,8 +302,8 @@ func (c Config) Validate() error {
 	if !(c.Vision.MinConfidence > 0 && c.Vision.MinConfidence < 1) {
 		return &ConfigError{"vision.min_confidence", c.Vision.MinConfidence, "want a probability between 0 and 1"}
 	}
-	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= 240) {
-		return &ConfigError{"vision.analysis_fps", f, "want 5 to 240 frames a second, or 0 to read every frame: a card must be seen a few times while it lies still"}
+	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= pipeline.MaxFPS) {
+		return &ConfigError{"vision.analysis_fps", f, fmt.Sprintf("want 5 to %v frames a second, or 0 to read every frame: a card must be seen a few times while it lies still", pipeline.MaxFPS)}
 	}
 	s := c.SideBets
 	switch s.TwentyOnePlusThree.Paytable {
@@ -338,8 +338,8 @@ func (c Config) Validate() error {
 }
 
 func (c Config) validateLive() error {
-	if !(c.Live.FPS == 0 || c.Live.FPS >= 1 && c.Live.FPS <= 240) {
-		return &ConfigError{"live.fps", c.Live.FPS, "want the camera's frames a second (1 to 240), or 0 to take the source's"}
+	if !(c.Live.FPS == 0 || pipeline.ValidFPS(c.Live.FPS)) {
+		return &ConfigError{"live.fps", c.Live.FPS, fmt.Sprintf("want the camera's frames a second (%v to %v), or 0 to take the source's", pipeline.MinFPS, pipeline.MaxFPS)}
 	}
 	if c.Live.StatsInterval < time.Second || c.Live.StatsInterval > time.Hour {
 		return &ConfigError{"live.stats_interval", c.Live.StatsInterval, "want 1s to 1h"}

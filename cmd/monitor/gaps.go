@@ -2,70 +2,95 @@ package main
 
 import (
 	"fmt"
-	"math"
+	"time"
 
 	"bjmonitor/publish"
 	"bjmonitor/tracker"
 )
 
-// brokerGaps places the gaps in the monitor's broker connection on the
-// frame clock, so that a round that lived through one carries a doubt
-// naming it: controller entries published during a gap may never have
-// reached the monitor (a broker restarted without persistence forgets the
-// monitor's session), and alerts built on missing entries must go out for
-// review, never as sure mismatches. The frame loop feeds it and the
-// pipeline asks it, both on the loop's goroutine.
+// brokerGaps names, in every round that lived through one, the gaps in the
+// monitor's broker connection: controller entries published during a gap
+// may never have reached the monitor (a broker restarted without
+// persistence forgets the monitor's session), and alerts built on missing
+// entries must go out for review, never as sure mismatches. Rounds are
+// counted in frames and gaps in wall time, so it keeps the wall time of a
+// frame every second. The frame loop feeds it and the pipeline asks it,
+// both on the loop's goroutine.
 type brokerGaps struct {
-	seen  int       // the link's gaps already placed
-	spans []gapSpan // oldest first, at most maxGapSpans
+	link   gapSource // nil: no gaps
+	frames []frameTime
+	now    func() time.Time // time.Now; tests set it
 }
 
-// gapSpan is a gap in frames: from the frame at which the loop saw the
-// connection down to the one at which it saw it back (-1 while down).
-type gapSpan struct {
-	from, to int
-	gap      publish.Gap
+// gapSource is what the gaps are read from: *publish.Publisher.
+type gapSource interface {
+	Gaps() []publish.Gap
 }
 
-// maxGapSpans bounds the gaps remembered; a round outlives far fewer.
-const maxGapSpans = 64
+var _ gapSource = (*publish.Publisher)(nil)
 
-// observe takes the connection's state at frame. The loop looks at every
-// frame, or every idleTick while the camera is away, so a gap is placed at
-// most that late. A round closed in that moment had its game_end, and so
-// every entry before it, delivered before the connection dropped.
-func (g *brokerGaps) observe(frame int, l publish.Link) {
-	if l.Gaps > g.seen {
-		// Gaps that began and ended between two looks share one span.
-		g.seen = l.Gaps
-		g.spans = append(g.spans, gapSpan{from: frame, to: -1})
-		if len(g.spans) > maxGapSpans {
-			g.spans = g.spans[1:]
-		}
-	}
-	n := len(g.spans)
-	if n == 0 || g.spans[n-1].to >= 0 {
+type frameTime struct {
+	index int
+	wall  time.Time
+}
+
+// Frames' wall times are kept one a second, for an hour: a round is judged
+// long before.
+const (
+	frameTimeEvery = time.Second
+	maxFrameTimes  = 3600
+)
+
+// frame notes that frame index was read at wall time.
+func (g *brokerGaps) frame(index int, wall time.Time) {
+	if n := len(g.frames); n > 0 && (index <= g.frames[n-1].index || wall.Sub(g.frames[n-1].wall) < frameTimeEvery) {
 		return
 	}
-	last := &g.spans[n-1]
-	last.gap = l.Last
-	if l.Connected {
-		last.to = frame
+	g.frames = append(g.frames, frameTime{index, wall})
+	if len(g.frames) > maxFrameTimes {
+		g.frames = g.frames[1:]
 	}
 }
 
-// doubts is the pipeline's Doubts: the latest gap the round overlaps, if
-// any.
+// started is the wall time of frame index, or of the latest frame noted
+// before it (earlier, so a round is doubted rather than not); the earliest
+// noted when it is older than them all.
+func (g *brokerGaps) started(index int) (time.Time, bool) {
+	if len(g.frames) == 0 {
+		return time.Time{}, false
+	}
+	at := g.frames[0].wall
+	for _, f := range g.frames {
+		if f.index > index {
+			break
+		}
+		at = f.wall
+	}
+	return at, true
+}
+
+// doubts is the pipeline's Doubts: the latest gap between the round's
+// first frame and now, when it is judged, if any. A round seen start
+// before any frame was noted is doubted by any gap up to now.
 func (g *brokerGaps) doubts(r tracker.Round) []string {
-	for i := len(g.spans) - 1; i >= 0; i-- {
-		s := g.spans[i]
-		to := s.to
-		if to < 0 {
-			to = math.MaxInt
+	if g.link == nil {
+		return nil
+	}
+	now := time.Now()
+	if g.now != nil {
+		now = g.now()
+	}
+	start, ok := g.started(r.StartFrame)
+	gaps := g.link.Gaps()
+	for i := len(gaps) - 1; i >= 0; i-- {
+		gp := gaps[i]
+		if gp.From.After(now) {
+			continue
 		}
-		if r.StartFrame <= to && s.from <= r.EndFrame {
-			return []string{describeGap(s.gap)}
+		if !ok || gp.To.IsZero() || !gp.To.Before(start) {
+			return []string{describeGap(gp)}
 		}
+		return nil // earlier gaps ended earlier still
 	}
 	return nil
 }
