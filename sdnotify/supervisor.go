@@ -2,6 +2,7 @@ package sdnotify
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -105,7 +106,8 @@ func (st state) status(stalledFor time.Duration) string {
 	case st.away:
 		return "the camera is away: reconnecting"
 	case !st.flowing && stalledFor > 0:
-		return "no frames from the camera for " + stalledFor.Round(time.Second).String()
+		// The camera stalled, or the frame loop is stuck on a frame.
+		return fmt.Sprintf("no frame taken from the camera for %.1fs", stalledFor.Seconds())
 	case !st.seen:
 		return "waiting for the first frame"
 	case !st.calibrated:
@@ -120,10 +122,10 @@ func (s *Supervisor) loop(ctx context.Context) {
 	t := time.NewTicker(s.tick)
 	defer t.Stop()
 	var (
-		last        uint64
-		ready       bool
-		lastStatus  string
-		stalledFrom time.Time
+		last       uint64
+		ready      bool
+		lastStatus string
+		aliveAt    time.Time // the last tick at which the service was alive
 	)
 	for {
 		select {
@@ -142,11 +144,9 @@ func (s *Supervisor) loop(ctx context.Context) {
 			var stalledFor time.Duration
 			switch {
 			case st.alive():
-				stalledFrom = time.Time{}
-			case stalledFrom.IsZero():
-				stalledFrom = now
-			default:
-				stalledFor = now.Sub(stalledFrom)
+				aliveAt = now
+			case !aliveAt.IsZero():
+				stalledFor = now.Sub(aliveAt)
 			}
 			status := st.status(stalledFor)
 			switch {

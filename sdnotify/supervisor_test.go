@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// messages reads messages from conn until one contains want, and returns
+// until reads messages from conn until one contains want, and returns
 // them; it fails the test when none does within wait.
 func until(tb testing.TB, conn *net.UnixConn, want string, wait time.Duration) []string {
 	tb.Helper()
@@ -97,7 +97,7 @@ func TestSupervisor(t *testing.T) {
 
 	// The capture stalls: the watchdog is left to run out.
 	feeding.Store(false)
-	until(t, conn, "STATUS=no frames from the camera", wait)
+	until(t, conn, "STATUS=no frame taken from the camera for", wait)
 	if ms := during(t, conn, 300*time.Millisecond); containing(ms, "WATCHDOG=1") != 0 {
 		t.Errorf("a stalled capture fed the watchdog: %q", ms)
 	}
