@@ -24,6 +24,7 @@ import (
 	"bjmonitor/evidence"
 	"bjmonitor/pipeline"
 	"bjmonitor/publish"
+	"bjmonitor/sdnotify"
 )
 
 // liveUsage is the synopsis of monitor live; --help lists the flags under it.
@@ -88,6 +89,7 @@ type live struct {
 	ev    *evidence.Recorder
 	out   *results
 	inbox inbox
+	alive *sdnotify.Supervisor
 }
 
 // inbox holds the controller's events between paho's goroutine, which
@@ -209,6 +211,11 @@ func (l *live) run(ctx context.Context) error {
 		}
 		defer func() { cancel(); <-stopped }()
 	}
+	// systemd (Type=notify): ready once calibrated and connected; the
+	// watchdog fed while frames flow.
+	l.alive = sdnotify.Supervise(ctx, sdnotify.FromEnv(), sdnotify.Checks{Connected: l.pub.Connected,
+		SourceAway: func() bool { return !src.Stats().Connected }}, l.log)
+	defer l.alive.Stop()
 	l.log.Info("live monitor started", "table", cfg.Table.ID, "source", cfg.Live.Source, "broker", brokerURL,
 		"topics", cfg.MQTT.TopicPrefix+"/"+cfg.Table.ID+"/#")
 	return l.loop(ctx, src)
@@ -270,6 +277,7 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 				return err
 			}
 		}
+		l.alive.Frame(s.pl.Calibration() != nil)
 		index := int(info.Seq - 1)
 		if info.Reconnected {
 			l.log.Info("the camera is back: calibrating again")
