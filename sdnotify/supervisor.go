@@ -145,7 +145,9 @@ func (s *Supervisor) loop(ctx context.Context) {
 			switch {
 			case st.alive():
 				aliveAt = now
-			case !aliveAt.IsZero():
+			case !aliveAt.IsZero() && now.Sub(aliveAt) >= 2*s.tick:
+				// One tick without a frame is a slow frame, not yet a
+				// stall worth a status line.
 				stalledFor = now.Sub(aliveAt)
 			}
 			status := st.status(stalledFor)
