@@ -3,6 +3,7 @@ package sdnotify
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -44,8 +45,8 @@ func watchdogTimeout(usec, wdPID string, pid int) (time.Duration, error) {
 		}
 	}
 	us, err := strconv.ParseInt(usec, 10, 64)
-	if err != nil || us <= 0 {
-		return 0, fmt.Errorf("sdnotify: WATCHDOG_USEC=%q: want a positive number of microseconds", usec)
+	if err != nil || us <= 0 || us > math.MaxInt64/int64(time.Microsecond) {
+		return 0, fmt.Errorf("sdnotify: WATCHDOG_USEC=%q: want a positive number of microseconds, at most 292 years", usec)
 	}
 	return time.Duration(us) * time.Microsecond, nil
 }

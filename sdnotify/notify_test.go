@@ -132,3 +132,17 @@ func TestWatchdogTimeout(t *testing.T) {
 		})
 	}
 }
+
+// FuzzWatchdogTimeout: whatever systemd's environment holds, the parser
+// returns a positive timeout, no timeout, or an error, and never panics.
+func FuzzWatchdogTimeout(f *testing.F) {
+	for _, s := range [][2]string{{"30000000", ""}, {"30000000", "1"}, {"", ""}, {"0", ""}, {"-5", "x"}, {"9223372036854775807", ""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, usec, pid string) {
+		d, err := watchdogTimeout(usec, pid, 1)
+		if err != nil && d != 0 || d < 0 {
+			t.Errorf("watchdogTimeout(%q, %q) = %v, %v", usec, pid, d, err)
+		}
+	})
+}
