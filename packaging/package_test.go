@@ -65,6 +65,11 @@ func TestPackage(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(edited), 0o640); err != nil {
 		t.Fatal(err)
 	}
+	// As dpkg leaves a conffile it replaces: root's group. The upgrade
+	// must give it back to bjmonitor's (checkOwners).
+	if err := os.Chown(conf, 0, 0); err != nil {
+		t.Fatal(err)
+	}
 	deb2 := buildPackage(t, version2, false)
 	install(t, root, deb2)
 	if got := readFile(t, conf); got != edited {
