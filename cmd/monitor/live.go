@@ -20,6 +20,7 @@ import (
 	"bjmonitor/evidence"
 	"bjmonitor/pipeline"
 	"bjmonitor/publish"
+	"bjmonitor/sdnotify"
 	"bjmonitor/vision"
 )
 
@@ -90,6 +91,7 @@ type live struct {
 	drv      *driver.Driver // holds the controller's events until their time
 	lastWarn time.Time      // of a frame not read
 	gaps     brokerGaps     // the broker connection's gaps, for the rounds they doubt
+	alive    *sdnotify.Supervisor
 }
 
 // onController hands one controller message, parsed, to the frame loop.
@@ -215,6 +217,11 @@ func (l *live) run(ctx context.Context) error {
 		}
 		defer func() { cancel(); <-stopped }()
 	}
+	// systemd (Type=notify): ready once calibrated and connected; the
+	// watchdog fed while frames flow.
+	l.alive = sdnotify.Supervise(ctx, sdnotify.FromEnv(), sdnotify.Checks{Connected: l.pub.Connected,
+		SourceAway: func() bool { return !src.Stats().Connected }}, l.log)
+	defer l.alive.Stop()
 	l.log.Info("live monitor started", "table", cfg.Table.ID, "source", cfg.Live.Source, "broker", brokerURL,
 		"topics", cfg.MQTT.TopicPrefix+"/"+cfg.Table.ID+"/#")
 	return l.loop(ctx, src)
@@ -271,10 +278,12 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 	return l.drv.Run(ctx, src)
 }
 
-// Frame notes the frame's wall time (for the broker gaps a round lived
-// through), counts the frames the camera dropped, and puts every frame
-// into the evidence clips, read or not.
+// Frame tells systemd's watchdog that frames flow, notes the frame's wall
+// time (for the broker gaps a round lived through), counts the frames the
+// camera dropped, and puts every frame into the evidence clips, read or
+// not.
 func (l *live) Frame(at driver.At, f driver.Frame) error {
+	l.alive.Frame(at.Pipeline != nil && at.Pipeline.Calibration() != nil)
 	l.gaps.frame(at.Index, f.Time)
 	l.met.dropped.Add(float64(f.Dropped))
 	if l.ev != nil {
