@@ -313,7 +313,7 @@ func (l *live) Results(ctx context.Context, now driver.At, results []pipeline.Re
 			l.met.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
 		}
 		for _, a := range res.Alerts {
-			fmt.Fprintf(l.stdout, "ALERT %s [%s] round %s seat %d %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, a.Detail)
+			printAlert(l.stdout, a)
 		}
 	}
 	return nil
