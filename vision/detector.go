@@ -85,10 +85,19 @@ type Detector struct {
 	lastRead          []*zone // the zones read by the last Detect
 	width             int
 	height            int
-	// Stats for the benchmark and the monitor's metrics: zones read
-	// afresh, frames seen, crops sent to the model.
-	ZonesDetected, FramesSeen, Classified int
+	stats             Stats
 }
+
+// Stats counts a detector's work since it was made: the monitor exports
+// Zones and Crops as metrics, and the benchmark reports them per frame.
+type Stats struct {
+	Frames int // frames seen (Detect calls)
+	Zones  int // zones read afresh: a zone is read again only when it changed
+	Crops  int // card corner crops sent to the model
+}
+
+// Stats returns the counts of the detector's work so far.
+func (d *Detector) Stats() Stats { return d.stats }
 
 // openingKernel is the kernel that opens the paper and skin masks,
 // dropping specks. A cross, not a square: a square also eats a white
@@ -446,7 +455,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 || frame.Cols() != d.width || frame.Rows() != d.height {
 		return Frame{}, fmt.Errorf("vision: frame %d is %dx%d type %v; want %dx%d BGR as calibrated", index, frame.Cols(), frame.Rows(), frame.Type(), d.width, d.height)
 	}
-	d.FramesSeen++
+	d.stats.Frames++
 	d.lastRead = nil
 	// The eighth-size picture every frame is compared by: each pixel the
 	// mean of an 8×8 block, so that sensor noise stays well under
@@ -502,7 +511,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		}
 		z.watch.read(!z.read)
 		z.read = true
-		d.ZonesDetected++
+		d.stats.Zones++
 	}
 	d.lastRead = toRead
 	for _, z := range d.zones {
@@ -542,7 +551,7 @@ func (d *Detector) classify(zs []*zone, ready []chan struct{}) ([]classify.Resul
 			}
 			read, done = append(read, part...), done+len(part)
 		}
-		d.Classified += len(batch)
+		d.stats.Crops += len(batch)
 		for _, k := range of {
 			res = append(res, read[k])
 		}

@@ -243,10 +243,11 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 	return l.drv.Run(ctx, src)
 }
 
-// Frame counts the frames the camera dropped, and puts every frame into
-// the evidence clips, read or not.
+// Frame counts the frames the camera dropped and the pipeline's work, and
+// puts every frame into the evidence clips, read or not.
 func (l *live) Frame(at driver.At, f driver.Frame) error {
 	l.met.dropped.Add(float64(f.Dropped))
+	l.met.pipeline(at.Pipeline.Stats())
 	if l.ev != nil {
 		if err := l.ev.Add(f.Mat, at.T); err != nil {
 			l.met.evidenceErr.Inc()

@@ -288,6 +288,13 @@ func TestLiveMatchesReplay(t *testing.T) {
 	if a := sum(met, "bjmonitor_alerts_total"); a != 10 {
 		t.Errorf("alerts_total %v, want 10", a)
 	}
+	// Every round ended: no controller event was dropped.
+	if c, ok := met[`bjmonitor_controller_events_total{result="dropped"}`]; !ok || c != 0 {
+		t.Errorf("dropped controller events: %v (exported: %v), want 0", c, ok)
+	}
+	if z, c := met["bjmonitor_zones_read_total"], met["bjmonitor_crops_read_total"]; z == 0 || c == 0 {
+		t.Errorf("zones read %v, crops read %v: want some of each", z, c)
+	}
 	if len(available) == 0 || available[0] != "online" || available[len(available)-1] != "stopped" {
 		t.Errorf("available went %v; want online … stopped", available)
 	}
