@@ -14,6 +14,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/vision/classify"
 )
 
@@ -59,8 +60,8 @@ func DefaultOptions() Options {
 
 // Card dimensions in mm.
 const (
-	cardW = 63.0
-	cardH = 88.0
+	cardW = cards.Width
+	cardH = cards.Length
 )
 
 // Detector finds and reads the cards in frames of one camera. It owns its
