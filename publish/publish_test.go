@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"bjmonitor/internal/backoff"
 	"bjmonitor/internal/mqtttest"
 )
 
@@ -310,8 +311,8 @@ func TestBadTLSFiles(t *testing.T) {
 func TestBackoffSchedule(t *testing.T) {
 	want := []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, time.Minute, time.Minute, time.Minute}
 	for n, w := range want {
-		if got := backoff(DefaultBackoff, n); got != w {
-			t.Errorf("backoff(DefaultBackoff, %d) = %v, want %v", n, got, w)
+		if got := backoff.Schedule(DefaultBackoff).Delay(n); got != w {
+			t.Errorf("DefaultBackoff's delay %d = %v, want %v", n, got, w)
 		}
 	}
 }
