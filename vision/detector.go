@@ -637,12 +637,12 @@ func (d *Detector) keepCovered(z *zone, before []Observation) []Observation {
 	for _, o := range before {
 		var cx, cy float64
 		for _, q := range o.ImageQuad {
-			cx, cy = cx+q[0]/4, cy+q[1]/4
+			cx, cy = cx+q.X/4, cy+q.Y/4
 		}
 		covered := z.watch.busyAt(image.Pt(int(cx)/8, int(cy)/8))
 		for _, q := range o.ImageQuad {
 			// Each corner, pulled a quarter of the way in.
-			covered = covered || z.watch.busyAt(image.Pt(int(0.75*q[0]+0.25*cx)/8, int(0.75*q[1]+0.25*cy)/8))
+			covered = covered || z.watch.busyAt(image.Pt(int(0.75*q.X+0.25*cx)/8, int(0.75*q.Y+0.25*cy)/8))
 		}
 		if !covered {
 			continue
@@ -687,7 +687,7 @@ func (d *Detector) merge() []Observation {
 	// the 9♣ another read at 0.97).
 	faceOf := func(o Observation) face {
 		a := o.Angle * math.Pi / 180
-		return face{card: o.Card, conf: o.Confidence, centre: point2{o.Center.X, o.Center.Y}, v: point2{math.Cos(a), math.Sin(a)}}
+		return face{card: o.Card, conf: o.Confidence, centre: o.Center, v: pt(math.Cos(a), math.Sin(a))}
 	}
 	turned := make([]bool, len(out))
 	for i, h := range out {
