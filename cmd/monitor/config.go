@@ -104,7 +104,8 @@ type LogConfig struct {
 // VisionConfig is how cards are read.
 type VisionConfig struct {
 	// Model is the card index model (ONNX, with its .json metadata beside
-	// it). A relative path is taken from the working folder.
+	// it). A relative path is taken from the working folder, or when not
+	// there from the installed models' folder (see findData).
 	Model string `mapstructure:"model"`
 	// FastModel, when set, is a faster card index model that reads every
 	// crop first; Model reads again only the crops it is unsure of (below
@@ -472,6 +473,10 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 			*f = filepath.Join(filepath.Dir(path), *f)
 		}
 	}
+	exe := executable()
+	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel} {
+		*f = findData(*f, exe)
+	}
 	return c, c.Validate()
 }
 
@@ -558,7 +563,7 @@ func (c Config) checkModels() error {
 		}
 		if _, err := os.Stat(f.path); err != nil {
 			wd, _ := os.Getwd()
-			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s: %v", f.what, wd, err)}
+			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s, then from the installed models' folder beside the binary's (../share/bjmonitor): %v", f.what, wd, err)}
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"bjmonitor/evidence"
 	"bjmonitor/pipeline"
 	"bjmonitor/publish"
+	"bjmonitor/sdnotify"
 	"bjmonitor/vision"
 )
 
@@ -87,6 +88,7 @@ type live struct {
 	stats    *liveStats
 	drv      *driver.Driver // holds the controller's events until their time
 	lastWarn time.Time      // of a frame not read
+	alive    *sdnotify.Supervisor
 }
 
 // onController hands one controller message, parsed, to the frame loop.
@@ -188,6 +190,11 @@ func (l *live) run(ctx context.Context) error {
 		}
 		defer func() { cancel(); <-stopped }()
 	}
+	// systemd (Type=notify): ready once calibrated and connected; the
+	// watchdog fed while frames flow.
+	l.alive = sdnotify.Supervise(ctx, sdnotify.FromEnv(), sdnotify.Checks{Connected: l.pub.Connected,
+		SourceAway: func() bool { return !src.Stats().Connected }}, l.log)
+	defer l.alive.Stop()
 	l.log.Info("live monitor started", "table", cfg.Table.ID, "source", cfg.Live.Source, "broker", brokerURL,
 		"topics", cfg.MQTT.TopicPrefix+"/"+cfg.Table.ID+"/#")
 	return l.loop(ctx, src)
@@ -243,9 +250,11 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 	return l.drv.Run(ctx, src)
 }
 
-// Frame counts the frames the camera dropped and the pipeline's work, and
-// puts every frame into the evidence clips, read or not.
+// Frame tells systemd's watchdog that frames flow, counts the frames the
+// camera dropped and the pipeline's work, and puts every frame into the
+// evidence clips, read or not.
 func (l *live) Frame(at driver.At, f driver.Frame) error {
+	l.alive.Frame(at.Pipeline != nil && at.Pipeline.Calibration() != nil)
 	l.met.dropped.Add(float64(f.Dropped))
 	l.met.pipeline(at.Pipeline.Stats())
 	if l.ev != nil {
