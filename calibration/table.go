@@ -9,8 +9,25 @@ import (
 	"os"
 )
 
-// Point is a point on the table plane, in millimetres.
+// Point is a point, or a vector, on the table plane, in millimetres. It is
+// the monitor's one 2-D point: vision also measures its zones' rectified
+// pictures with it, in pixels.
 type Point struct{ X, Y float64 }
+
+// Add returns p + q.
+func (p Point) Add(q Point) Point { return Point{p.X + q.X, p.Y + q.Y} }
+
+// Sub returns p − q.
+func (p Point) Sub(q Point) Point { return Point{p.X - q.X, p.Y - q.Y} }
+
+// Scale returns p times k.
+func (p Point) Scale(k float64) Point { return Point{p.X * k, p.Y * k} }
+
+// Len is p's length, as a vector.
+func (p Point) Len() float64 { return math.Hypot(p.X, p.Y) }
+
+// Unit is p scaled to length 1.
+func (p Point) Unit() Point { return p.Scale(1 / p.Len()) }
 
 // MarshalJSON writes the point as [x, y], as the table file has it.
 func (p Point) MarshalJSON() ([]byte, error) { return json.Marshal([2]float64{p.X, p.Y}) }

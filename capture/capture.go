@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/internal/backoff"
 )
 
 // Config says what to read and how to reconnect.
@@ -349,10 +351,10 @@ func (c *Capture) run(ctx context.Context) {
 			c.stats.OpenFailures++
 			c.stats.LastError, c.stats.LastErrorAt = err, time.Now()
 			c.mu.Unlock()
-			delay := c.backoff(attempt)
+			delay := backoff.Schedule(c.cfg.Backoff).Delay(attempt)
 			c.log.Log(ctx, warn.level(err, time.Now()), "capture: cannot open the source", "err", err, "attempt", attempt+1, "retry_in", delay)
 			attempt++
-			if !sleep(ctx, delay) {
+			if !backoff.Sleep(ctx, delay) {
 				return
 			}
 			continue
@@ -389,7 +391,7 @@ func (c *Capture) run(ctx context.Context) {
 		if errors.Is(err, errEnd) && c.cfg.Loop && n > 0 {
 			continue // start the file again at once
 		}
-		delay := c.backoff(attempt)
+		delay := backoff.Schedule(c.cfg.Backoff).Delay(attempt)
 		level := slog.LevelWarn
 		if n == 0 {
 			// Opens but gives no frame: as bad as one that does not open.
@@ -399,7 +401,7 @@ func (c *Capture) run(ctx context.Context) {
 		}
 		c.log.Log(ctx, level, "capture: source lost; reconnecting", "err", err, "frames", n, "attempt", attempt+1, "retry_in", delay)
 		attempt++
-		if !sleep(ctx, delay) {
+		if !backoff.Sleep(ctx, delay) {
 			return
 		}
 	}
@@ -450,7 +452,7 @@ func (c *Capture) stream(ctx context.Context, src source, fps float64, back *goc
 		if period > 0 {
 			due := begin.Add(time.Duration(n) * period)
 			if wait := time.Until(due); wait > 0 {
-				if !sleep(ctx, wait) {
+				if !backoff.Sleep(ctx, wait) {
 					return n, ctx.Err()
 				}
 			} else if -wait > period {
@@ -500,23 +502,6 @@ func (c *Capture) publish(back *gocv.Mat, first bool) {
 	}
 	close(c.fresh)
 	c.fresh = make(chan struct{})
-}
-
-// backoff is the delay before retry number attempt (0 first).
-func (c *Capture) backoff(attempt int) time.Duration {
-	return c.cfg.Backoff[min(attempt, len(c.cfg.Backoff)-1)]
-}
-
-// sleep waits d, or less when ctx ends; it says whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // Next waits for a frame newer than the last one it returned, copies it

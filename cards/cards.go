@@ -13,6 +13,15 @@ import (
 	"fmt"
 )
 
+// A standard playing card's size in mm: Width along its short edge,
+// Length along its long edge. Vision fits cards of this size to what the
+// camera sees, enrolment finds them by it, and the test footage draws
+// them at it.
+const (
+	Width  = 63.0
+	Length = 88.0
+)
+
 // Rank is a card's rank, Ace (1) to King (13). The zero Rank is invalid.
 type Rank uint8
 

@@ -11,6 +11,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/vision"
 )
 
@@ -23,7 +24,7 @@ var paperLo, paperHi = vision.PaperBounds()
 // a dark border, and a reference mark's white square (75 mm a side with
 // its margin) must not pass.
 const (
-	cardW, cardH = 63.0, 88.0
+	cardW, cardH = cards.Width, cards.Length
 	minShort     = 52.0
 	maxShort     = 71.0
 	minLong      = 76.0

@@ -115,9 +115,40 @@ type Pipeline struct {
 	current string
 	last    Timings
 	cutter  *classify.Cropper // made by the first CutCrop
+	// stats holds the work of the detectors closed so far (one for each
+	// calibration) and the events dropped.
+	stats Stats
+}
+
+// Stats counts a pipeline's work since it was opened, for metrics.
+type Stats struct {
+	// Vision sums the detector's work over every calibration.
+	Vision vision.Stats
 	// DroppedEvents counts controller events dropped because their round
 	// never ended while many later ones did.
 	DroppedEvents int
+}
+
+// Stats returns the counts of the pipeline's work so far.
+func (p *Pipeline) Stats() Stats {
+	s := p.stats
+	if p.det != nil {
+		s.Vision = addVision(s.Vision, p.det.Stats())
+	}
+	return s
+}
+
+func addVision(a, b vision.Stats) vision.Stats {
+	return vision.Stats{Frames: a.Frames + b.Frames, Zones: a.Zones + b.Zones, Crops: a.Crops + b.Crops}
+}
+
+// closeDetector closes the detector, keeping the count of its work.
+func (p *Pipeline) closeDetector() {
+	if p.det != nil {
+		p.stats.Vision = addVision(p.stats.Vision, p.det.Stats())
+		p.det.Close()
+		p.det = nil
+	}
 }
 
 // The frame rates the pipeline can time: the tracker counts frames a card
@@ -187,10 +218,7 @@ func enrolled(clf model, path string) (model, error) {
 // Close releases the detector, the model and the cropper. Safe to call
 // twice.
 func (p *Pipeline) Close() error {
-	if p.det != nil {
-		p.det.Close()
-		p.det = nil
-	}
+	p.closeDetector()
 	if p.clf != nil {
 		p.clf.Close()
 		p.clf = nil
@@ -210,10 +238,7 @@ func (p *Pipeline) Calibration() *calibration.Calibration { return p.cal }
 // zone be read again, as after the camera reconnects (it may have moved).
 // The rounds being rebuilt carry on.
 func (p *Pipeline) Recalibrate() {
-	if p.det != nil {
-		p.det.Close()
-		p.det = nil
-	}
+	p.closeDetector()
 	p.cal = nil
 }
 
@@ -274,7 +299,7 @@ func (p *Pipeline) dropOldest() {
 		id := p.order[0]
 		p.order = p.order[1:]
 		if es, ok := p.entries[id]; ok {
-			p.DroppedEvents += len(es)
+			p.stats.DroppedEvents += len(es)
 			delete(p.entries, id)
 			return
 		}

@@ -60,8 +60,8 @@ func TestEventsAreJudgedOrCounted(t *testing.T) {
 	for i := range maxPending + 5 {
 		p.Event(controller.Event{Type: controller.Wager, Round: string(rune('a' + i)), Seat: 1, Bet: "21+3", Amount: 1}, 30+i)
 	}
-	if p.Pending() != maxPending || p.DroppedEvents != 5 {
-		t.Errorf("pending %d, dropped %d; want %d and 5", p.Pending(), p.DroppedEvents, maxPending)
+	if p.Pending() != maxPending || p.Stats().DroppedEvents != 5 {
+		t.Errorf("pending %d, dropped %d; want %d and 5", p.Pending(), p.Stats().DroppedEvents, maxPending)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/eclipse/paho.mqtt.golang/packets"
+
+	"bjmonitor/internal/backoff"
 )
 
 // Kinds of message, each published on <prefix>/<table>/<kind>.
@@ -295,7 +297,7 @@ func New(cfg Config) (*Publisher, error) {
 			return nil, err
 		}
 		if !p.client.IsConnectionOpen() {
-			p.link.failed(err, backoff(cfg.Backoff, 0))
+			p.link.failed(err, backoff.Schedule(cfg.Backoff).Delay(0))
 		}
 	}
 	p.wg.Add(1)
@@ -497,12 +499,12 @@ func (p *Publisher) run(ctx context.Context) {
 				if ctx.Err() != nil {
 					return
 				}
-				d := backoff(p.cfg.Backoff, attempt)
+				d := backoff.Schedule(p.cfg.Backoff).Delay(attempt)
 				if !p.client.IsConnectionOpen() {
 					p.link.failed(err, d)
 				}
 				attempt++
-				if !sleep(ctx, d) {
+				if !backoff.Sleep(ctx, d) {
 					return
 				}
 				continue
@@ -536,7 +538,7 @@ func (p *Publisher) run(ctx context.Context) {
 				}
 				// Not sent, or the disk failed to record the ack: the record
 				// stays at the head. Pause so a persistent error does not spin.
-				if !sleep(ctx, 100*time.Millisecond) {
+				if !backoff.Sleep(ctx, 100*time.Millisecond) {
 					return
 				}
 			case <-p.wake:
@@ -598,22 +600,4 @@ func (p *Publisher) Close() error {
 		err = errors.Join(err, p.box.close())
 	})
 	return err
-}
-
-// sleep waits d or until ctx ends; it reports whether to carry on.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// backoff is the wait before reconnect attempt n (0-based): the schedule's
-// steps in turn, then its last step for ever.
-func backoff(schedule []time.Duration, n int) time.Duration {
-	return schedule[min(n, len(schedule)-1)]
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"bjmonitor/internal/backoff"
 	"bjmonitor/internal/mqtttest"
 )
 
@@ -319,8 +320,8 @@ func TestBackoffSchedule(t *testing.T) {
 	// within a second of the broker's return.
 	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, time.Second, time.Second}
 	for n, w := range want {
-		if got := backoff(DefaultBackoff, n); got != w {
-			t.Errorf("backoff(DefaultBackoff, %d) = %v, want %v", n, got, w)
+		if got := backoff.Schedule(DefaultBackoff).Delay(n); got != w {
+			t.Errorf("DefaultBackoff's delay %d = %v, want %v", n, got, w)
 		}
 	}
 }

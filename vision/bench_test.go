@@ -100,9 +100,10 @@ func BenchmarkDetect(b *testing.B) {
 			// The model's share, to tell the detector's own cost from the
 			// crops' (the model is replaced on its own schedule).
 			b.ReportMetric(clf.wall.Seconds()*1000/float64(b.N), "model-ms/frame")
-			b.ReportMetric(float64(det.ZonesDetected)/float64(det.FramesSeen), "zones/frame")
-			b.ReportMetric(float64(det.Classified)/float64(det.FramesSeen), "crops/frame")
-			b.ReportMetric(float64(clf.none)/float64(det.FramesSeen), "none/frame")
+			st := det.Stats()
+			b.ReportMetric(float64(st.Zones)/float64(st.Frames), "zones/frame")
+			b.ReportMetric(float64(st.Crops)/float64(st.Frames), "crops/frame")
+			b.ReportMetric(float64(clf.none)/float64(st.Frames), "none/frame")
 			if mode == "everything changed" {
 				// In Detect the model reads one zone while the workers
 				// prepare the next, and its wall time there is stretched

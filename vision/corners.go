@@ -3,6 +3,8 @@ package vision
 import (
 	"image"
 	"math"
+
+	"bjmonitor/calibration"
 )
 
 // corner is a convex corner of a card outline in a rectified zone image:
@@ -11,20 +13,19 @@ import (
 // top-left index corner, seen the usual way up, has U along the top edge
 // and V down the left edge).
 type corner struct {
-	P    point2
-	U, V point2
+	P    calibration.Point
+	U, V calibration.Point
 }
 
-type point2 struct{ X, Y float64 }
+// pt is the point (x, y): in mm on the table, or in pixels in a zone's
+// rectified picture.
+func pt(x, y float64) calibration.Point { return calibration.Point{X: x, Y: y} }
 
-func (p point2) sub(q point2) point2    { return point2{p.X - q.X, p.Y - q.Y} }
-func (p point2) add(q point2) point2    { return point2{p.X + q.X, p.Y + q.Y} }
-func (p point2) scale(k float64) point2 { return point2{p.X * k, p.Y * k} }
-func (p point2) len() float64           { return math.Hypot(p.X, p.Y) }
-func (p point2) unit() point2           { return p.scale(1 / p.len()) }
-func cross(a, b point2) float64         { return a.X*b.Y - a.Y*b.X }
-func dot(a, b point2) float64           { return a.X*b.X + a.Y*b.Y }
-func toPoint2(p image.Point) point2     { return point2{float64(p.X), float64(p.Y)} }
+func cross(a, b calibration.Point) float64 { return a.X*b.Y - a.Y*b.X }
+func dot(a, b calibration.Point) float64   { return a.X*b.X + a.Y*b.Y }
+
+// fromImage is a pixel of an OpenCV outline as a point.
+func fromImage(p image.Point) calibration.Point { return pt(float64(p.X), float64(p.Y)) }
 
 // findCorners returns the card-like corners of a closed outline (a polygon
 // approximation of a blob's contour, in pixels): where two straight edges
@@ -50,12 +51,12 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 		// The gap between them: the short edges skipped, as path length.
 		gap := 0.0
 		for j := (e1.i + 1) % n; j != e2.i; j = (j + 1) % n {
-			gap += toPoint2(poly[(j+1)%n]).sub(toPoint2(poly[j])).len()
+			gap += fromImage(poly[(j+1)%n]).Sub(fromImage(poly[j])).Len()
 		}
 		if gap > maxGap {
 			continue
 		}
-		d1, d2 := e1.b.sub(e1.a).unit(), e2.b.sub(e2.a).unit()
+		d1, d2 := e1.b.Sub(e1.a).Unit(), e2.b.Sub(e2.a).Unit()
 		if math.Abs(dot(d1, d2)) > cosMax {
 			continue // not near a right angle
 		}
@@ -63,8 +64,8 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 			continue // concave: the inner corner of a fan's staircase
 		}
 		den := cross(d1, d2)
-		t := cross(e2.a.sub(e1.a), d2) / den
-		p := e1.a.add(d1.scale(t))
+		t := cross(e2.a.Sub(e1.a), d2) / den
+		p := e1.a.Add(d1.Scale(t))
 		out = append(out, edgeCorner(p, e1, e2, poly, minEdge))
 	}
 	return out
@@ -76,7 +77,7 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 // overlap by a card's length (Options.MarginMM), so another sees it whole.
 func alongBorder(c corner, w, h int, r float64) bool {
 	const parallel = 0.995 // within some 6°
-	for _, e := range [2]point2{c.U, c.V} {
+	for _, e := range [2]calibration.Point{c.U, c.V} {
 		if math.Abs(e.Y) > parallel && (c.P.X <= r || c.P.X >= float64(w-1)-r) {
 			return true
 		}
@@ -104,7 +105,7 @@ func orientation(poly []image.Point) float64 {
 // edge is a straight edge of an outline, from a to b, the i-th of its
 // polygon.
 type edge struct {
-	a, b point2
+	a, b calibration.Point
 	i    int
 }
 
@@ -112,8 +113,8 @@ type edge struct {
 func longEdges(poly []image.Point, minEdge float64) []edge {
 	var long []edge
 	for i := range poly {
-		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
-		if b.sub(a).len() >= minEdge {
+		a, b := fromImage(poly[i]), fromImage(poly[(i+1)%len(poly)])
+		if b.Sub(a).Len() >= minEdge {
 			long = append(long, edge{a, b, i})
 		}
 	}
@@ -130,15 +131,15 @@ const skewed = 0.2
 // edgeCorner is the corner at p where edge e1 of the outline poly
 // arrives and e2 leaves. A corner further from square than skewed is
 // squared to its longer edge: the shorter is a notch's side.
-func edgeCorner(p point2, e1, e2 edge, poly []image.Point, reach float64) corner {
-	d1, d2 := e1.b.sub(e1.a).unit(), e2.b.sub(e2.a).unit()
+func edgeCorner(p calibration.Point, e1, e2 edge, poly []image.Point, reach float64) corner {
+	d1, d2 := e1.b.Sub(e1.a).Unit(), e2.b.Sub(e2.a).Unit()
 	c := cornerAt(p, d1, d2)
 	if math.Abs(dot(d1, d2)) <= skewed {
 		return c
 	}
 	keep := d2
-	if e1.b.sub(e1.a).len() >= e2.b.sub(e2.a).len() {
-		keep = d1.scale(-1)
+	if e1.b.Sub(e1.a).Len() >= e2.b.Sub(e2.a).Len() {
+		keep = d1.Scale(-1)
 	}
 	return squareTo(c, keep == c.U, poly, reach) // cornerAt puts -d1 or d2 in U as it is
 }
@@ -153,19 +154,19 @@ func squareTo(c corner, keepU bool, poly []image.Point, reach float64) corner {
 	if !keepU {
 		keep, bent = c.V, c.U
 	}
-	other := point2{-keep.Y, keep.X}
+	other := pt(-keep.Y, keep.X)
 	if dot(other, bent) < 0 {
-		other = other.scale(-1)
+		other = other.Scale(-1)
 	}
 	shift := 0.0
 	for _, q := range poly {
-		d := toPoint2(q).sub(c.P)
+		d := fromImage(q).Sub(c.P)
 		along, across := dot(d, keep), dot(d, other)
 		if across >= 0 && across <= 2*reach && along > -reach/2 && along < shift {
 			shift = along
 		}
 	}
-	p := c.P.add(keep.scale(shift))
+	p := c.P.Add(keep.Scale(shift))
 	if keepU {
 		return corner{P: p, U: keep, V: other}
 	}
@@ -174,8 +175,8 @@ func squareTo(c corner, keepU bool, poly []image.Point, reach float64) corner {
 
 // cornerAt is the corner at p where an edge arriving along d1 meets one
 // leaving along d2.
-func cornerAt(p, d1, d2 point2) corner {
-	u, v := d1.scale(-1), d2 // leaving the corner: back along the first edge, on along the second
+func cornerAt(p, d1, d2 calibration.Point) corner {
+	u, v := d1.Scale(-1), d2 // leaving the corner: back along the first edge, on along the second
 	if cross(u, v) < 0 {
 		u, v = v, u
 	}
@@ -204,20 +205,20 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 	for k, e1 := range long {
 		for s := 1; s <= 3 && s < len(long); s++ {
 			e2 := long[(k+s)%len(long)]
-			d1, d2 := e1.b.sub(e1.a).unit(), e2.b.sub(e2.a).unit()
+			d1, d2 := e1.b.Sub(e1.a).Unit(), e2.b.Sub(e2.a).Unit()
 			den := cross(d1, d2)
 			if math.Abs(dot(d1, d2)) > cosMax || den*orient <= 0 {
 				continue
 			}
-			p := e1.a.add(d1.scale(cross(e2.a.sub(e1.a), d2) / den))
-			if p.sub(e1.b).len() > 12*r || e2.a.sub(p).len() > 12*r ||
-				dot(p.sub(e1.b), d1) < -r || dot(e2.a.sub(p), d2) < -r {
+			p := e1.a.Add(d1.Scale(cross(e2.a.Sub(e1.a), d2) / den))
+			if p.Sub(e1.b).Len() > 12*r || e2.a.Sub(p).Len() > 12*r ||
+				dot(p.Sub(e1.b), d1) < -r || dot(e2.a.Sub(p), d2) < -r {
 				continue
 			}
 			// The card lies towards -d1 and d2 from the corner.
 			inside := true
 			for j := (e1.i + 1) % n; j != e2.i; j = (j + 1) % n {
-				q := toPoint2(poly[j]).sub(p)
+				q := fromImage(poly[j]).Sub(p)
 				inside = inside && dot(q, d1) <= r && dot(q, d2) >= -r
 			}
 			if !inside || distToPoly(poly, p) > 3*r {
@@ -227,7 +228,7 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 			known := false
 			for _, cs := range [2][]corner{have, out} {
 				for _, h := range cs {
-					known = known || h.P.sub(c.P).len() < 3*r
+					known = known || h.P.Sub(c.P).Len() < 3*r
 				}
 			}
 			if !known {
@@ -240,7 +241,7 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 }
 
 // distToPoly is the distance from q to the closed polygon's nearest edge.
-func distToPoly(poly []image.Point, q point2) float64 {
+func distToPoly(poly []image.Point, q calibration.Point) float64 {
 	best := math.Inf(1)
 	for i := range poly {
 		best = math.Min(best, distToEdge(poly, i, q))
@@ -250,20 +251,20 @@ func distToPoly(poly []image.Point, q point2) float64 {
 
 // distToEdge is the distance from q to the closed polygon's edge i, from
 // poly[i] to the next point.
-func distToEdge(poly []image.Point, i int, q point2) float64 {
-	a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
-	ab := b.sub(a)
+func distToEdge(poly []image.Point, i int, q calibration.Point) float64 {
+	a, b := fromImage(poly[i]), fromImage(poly[(i+1)%len(poly)])
+	ab := b.Sub(a)
 	t := 0.0
 	if l2 := dot(ab, ab); l2 > 0 {
-		t = math.Max(0, math.Min(1, dot(q.sub(a), ab)/l2))
+		t = math.Max(0, math.Min(1, dot(q.Sub(a), ab)/l2))
 	}
-	return q.sub(a.add(ab.scale(t))).len()
+	return q.Sub(a.Add(ab.Scale(t))).Len()
 }
 
 // edgeWithin returns an edge of the closed polygon that passes within lim
 // of q, trying edge from first, then the next ones in turn; ok is false
 // when none does (distToPoly(poly, q) > lim).
-func edgeWithin(poly []image.Point, q point2, lim float64, from int) (edge int, ok bool) {
+func edgeWithin(poly []image.Point, q calibration.Point, lim float64, from int) (edge int, ok bool) {
 	for k := range poly {
 		if i := (from + k) % len(poly); distToEdge(poly, i, q) <= lim {
 			return i, true
@@ -291,10 +292,10 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 		short  = 7.0 // mm: an edge may end this much short of the corner (its rounding, a notch)
 	)
 	var out []corner
-	known := func(p point2) bool {
+	known := func(p calibration.Point) bool {
 		for _, cs := range [2][]corner{have, out} {
 			for _, h := range cs {
-				if h.P.sub(p).len() < 4*r {
+				if h.P.Sub(p).Len() < 4*r {
 					return true
 				}
 			}
@@ -306,20 +307,20 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 		// about there.
 		i0, best := -1, 8*r
 		for i, q := range poly {
-			if d := toPoint2(q).sub(c.P).len(); d < best {
+			if d := fromImage(q).Sub(c.P).Len(); d < best {
 				i0, best = i, d
 			}
 		}
 		if i0 < 0 {
 			continue
 		}
-		for _, e := range [2][2]point2{{c.U, c.V}, {c.V, c.U}} {
+		for _, e := range [2][2]calibration.Point{{c.U, c.V}, {c.V, c.U}} {
 			along, side := e[0], e[1] // the edge followed, and the card's other edge from c
 			reach, turnIn := 0.0, false
 			for _, step := range [2]int{1, n - 1} { // forward and back along the outline
 				far := 0.0
 				for k, j := 1, (i0+step)%n; k < n; k, j = k+1, (j+step)%n {
-					q := toPoint2(poly[j]).sub(c.P)
+					q := fromImage(poly[j]).Sub(c.P)
 					if math.Abs(cross(along, q)) > onLine*r {
 						// Left the line: it turns in when it heads into the card.
 						if far > reach {
@@ -337,7 +338,7 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 				if reach < (size-short)*r || reach > (size+1)*r {
 					continue
 				}
-				p := c.P.add(along.scale(size * r))
+				p := c.P.Add(along.Scale(size * r))
 				if !known(p) {
 					out = append(out, cornerAt(p, along, side))
 				}
@@ -367,14 +368,14 @@ func noIndexAt(poly []image.Point, c corner, r float64) bool {
 
 // runAlong is how far, in mm up to most, the outline poly runs
 // straight from p along direction d (a unit vector; r pixels a mm).
-func runAlong(poly []image.Point, p, d point2, r, most float64) float64 {
+func runAlong(poly []image.Point, p, d calibration.Point, r, most float64) float64 {
 	const tol = 1.5 // mm off the line still on it
 	// Each step is near the edge the last one was near, as a rule: that
 	// edge is tried first.
 	t, e := 0.0, 0
 	for t < most {
 		var ok bool
-		if e, ok = edgeWithin(poly, p.add(d.scale((t+1)*r)), tol*r, e); !ok {
+		if e, ok = edgeWithin(poly, p.Add(d.Scale((t+1)*r)), tol*r, e); !ok {
 			break
 		}
 		t++

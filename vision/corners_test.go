@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
 )
 
 func TestFindCorners(t *testing.T) {
@@ -17,11 +19,11 @@ func TestFindCorners(t *testing.T) {
 		{0, 17}, {14, 17}, {14, 0}, {74, 0}, {74, 80}, {60, 80}, {60, 97}, {3, 97}, {0, 94},
 	}
 	got := findCorners(fan, 10, 6, 20)
-	want := []point2{{0, 17}, {14, 0}, {74, 0}, {74, 80}, {60, 97}, {0, 97}}
+	want := []calibration.Point{pt(0, 17), pt(14, 0), pt(74, 0), pt(74, 80), pt(60, 97), pt(0, 97)}
 	for _, w := range want {
 		found := false
 		for _, c := range got {
-			if c.P.sub(w).len() < 0.5 {
+			if c.P.Sub(w).Len() < 0.5 {
 				found = true
 				if cross(c.U, c.V) <= 0 {
 					t.Errorf("corner %v: U %v, V %v not right-handed", w, c.U, c.V)
@@ -34,7 +36,7 @@ func TestFindCorners(t *testing.T) {
 	}
 	// The inner corner of the staircase is concave.
 	for _, c := range got {
-		if c.P.sub(point2{14, 17}).len() < 1 || c.P.sub(point2{60, 80}).len() < 1 {
+		if c.P.Sub(pt(14, 17)).Len() < 1 || c.P.Sub(pt(60, 80)).Len() < 1 {
 			t.Errorf("concave corner %v reported", c.P)
 		}
 	}
@@ -44,7 +46,7 @@ func TestFindCorners(t *testing.T) {
 	// The top-left corner of the top card: U along the top edge (right),
 	// V down.
 	for _, c := range got {
-		if c.P.sub(point2{14, 0}).len() < 0.5 && (math.Abs(c.U.X-1) > 1e-6 || math.Abs(c.V.Y-1) > 1e-6) {
+		if c.P.Sub(pt(14, 0)).Len() < 0.5 && (math.Abs(c.U.X-1) > 1e-6 || math.Abs(c.V.Y-1) > 1e-6) {
 			t.Errorf("top-left corner axes U %v V %v, want (1,0) and (0,1)", c.U, c.V)
 		}
 	}
@@ -68,10 +70,10 @@ func TestAlongBorder(t *testing.T) {
 		c    corner
 		want bool
 	}{
-		{"a card's own corner", corner{P: point2{50, 40}, U: point2{1, 0}, V: point2{0, 1}}, false},
-		{"cut by the left border", corner{P: point2{0, 40}, U: point2{0.92, -0.39}, V: point2{0, 1}}, true},
-		{"cut by the bottom border", corner{P: point2{120, 99}, U: point2{-1, 0}, V: point2{0.3, -0.95}}, true},
-		{"a turned card touching the border", corner{P: point2{0.5, 40}, U: point2{0.92, -0.39}, V: point2{0.39, 0.92}}, false},
+		{"a card's own corner", corner{P: pt(50, 40), U: pt(1, 0), V: pt(0, 1)}, false},
+		{"cut by the left border", corner{P: pt(0, 40), U: pt(0.92, -0.39), V: pt(0, 1)}, true},
+		{"cut by the bottom border", corner{P: pt(120, 99), U: pt(-1, 0), V: pt(0.3, -0.95)}, true},
+		{"a turned card touching the border", corner{P: pt(0.5, 40), U: pt(0.92, -0.39), V: pt(0.39, 0.92)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,29 +94,29 @@ func TestNotchedCorners(t *testing.T) {
 	const r = 2.5 // px a mm
 	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 600, 600, gocv.MatTypeCV8U)
 	defer mask.Close()
-	card := func(cx, cy, deg float64) [4]point2 { return cardCorners(cx, cy, deg, r) }
-	fill := func(ps []point2, white bool) { fillMask(&mask, ps, white) }
+	card := func(cx, cy, deg float64) [4]calibration.Point { return cardCorners(cx, cy, deg, r) }
+	fill := func(ps []calibration.Point, white bool) { fillMask(&mask, ps, white) }
 	under, top := card(100, 140, 20), card(140, 95, 20)
 	fill(under[:], true)
 	fill(top[:], true)
 	// An index touching the edge near each of the top card's corners: ink
 	// from 3 to 9 mm along each edge, 1.5 mm deep.
 	for i, p := range top {
-		a, b := top[(i+1)%4].sub(p).unit(), top[(i+3)%4].sub(p).unit()
-		for _, e := range [2][2]point2{{a, b}, {b, a}} {
+		a, b := top[(i+1)%4].Sub(p).Unit(), top[(i+3)%4].Sub(p).Unit()
+		for _, e := range [2][2]calibration.Point{{a, b}, {b, a}} {
 			along, in := e[0], e[1]
-			q := p.add(along.scale(3 * r)).sub(in.scale(r)) // from just outside the card
-			fill([]point2{q, q.add(along.scale(6 * r)), q.add(along.scale(6 * r)).add(in.scale(2.5 * r)), q.add(in.scale(2.5 * r))}, false)
+			q := p.Add(along.Scale(3 * r)).Sub(in.Scale(r)) // from just outside the card
+			fill([]calibration.Point{q, q.Add(along.Scale(6 * r)), q.Add(along.Scale(6 * r)).Add(in.Scale(2.5 * r)), q.Add(in.Scale(2.5 * r))}, false)
 		}
 	}
 	_, found := handOutline(t, mask, r)
-	var truth []point2
+	var truth []calibration.Point
 	truth = append(truth, under[:]...)
 	truth = append(truth, top[:]...)
 	for _, c := range found {
 		ok := false
 		for _, p := range truth {
-			ok = ok || c.P.sub(p).len() < 2*r
+			ok = ok || c.P.Sub(p).Len() < 2*r
 		}
 		if !ok {
 			t.Errorf("corner at %.0f,%.0f is no card's", c.P.X, c.P.Y)
@@ -123,14 +125,14 @@ func TestNotchedCorners(t *testing.T) {
 	for i, p := range top {
 		inside := true
 		for k := range under {
-			inside = inside && cross(under[(k+1)%4].sub(under[k]), p.sub(under[k])) > 0
+			inside = inside && cross(under[(k+1)%4].Sub(under[k]), p.Sub(under[k])) > 0
 		}
 		if inside {
 			continue // over the under card: a junction, not the outline's corner
 		}
 		ok := false
 		for _, c := range found {
-			ok = ok || c.P.sub(p).len() < 2*r
+			ok = ok || c.P.Sub(p).Len() < 2*r
 		}
 		if !ok {
 			t.Errorf("the top card's corner %d at %.0f,%.0f not found (found %d corners)", i, p.X, p.Y, len(found))
@@ -150,24 +152,24 @@ func TestSkewedCornerSquared(t *testing.T) {
 	poly := []image.Point{{20, 20 + 24}, {26, 20}, {146, 20}, {146, 196}, {20, 196}}
 	var got *corner
 	for _, c := range findCorners(poly, 7*r, 14*r, 25) {
-		if c.P.sub(point2{20, 20}).len() < 8 {
+		if c.P.Sub(pt(20, 20)).Len() < 8 {
 			got = &c
 		}
 	}
 	if got == nil {
 		t.Fatalf("top-left corner not found in %+v", findCorners(poly, 7*r, 14*r, 25))
 	}
-	if got.P.sub(point2{20, 20}).len() > 0.5 {
+	if got.P.Sub(pt(20, 20)).Len() > 0.5 {
 		t.Errorf("corner at %.1f, want 20,20: the card's edge past the notch", got.P)
 	}
-	if got.U.sub(point2{1, 0}).len() > 1e-9 || got.V.sub(point2{0, 1}).len() > 1e-9 {
+	if got.U.Sub(pt(1, 0)).Len() > 1e-9 || got.V.Sub(pt(0, 1)).Len() > 1e-9 {
 		t.Errorf("U %v V %v, want (1,0) and (0,1): square to the top edge", got.U, got.V)
 	}
 	// A corner off square by less than skewed keeps its edges as they are.
 	poly = []image.Point{{20, 20 + 40}, {24, 20}, {146, 20}, {146, 196}, {20, 196}}
 	kept := false
 	for _, c := range findCorners(poly, 7*r, 14*r, 25) {
-		if c.P.sub(point2{24, 20}).len() < 0.5 {
+		if c.P.Sub(pt(24, 20)).Len() < 0.5 {
 			kept = math.Abs(math.Abs(dot(c.U, c.V))-math.Sin(math.Atan2(4, 40))) < 1e-9
 		}
 	}
@@ -181,10 +183,10 @@ func TestSkewedCornerSquared(t *testing.T) {
 func TestBackPartner(t *testing.T) {
 	// A back lying square, 63 wide and 88 tall, from (0, 0): its four
 	// corners, each with U and V along its edges, right-handed.
-	tl := corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{0, 1}}
-	tr := corner{P: point2{63, 0}, U: point2{0, 1}, V: point2{-1, 0}}
-	br := corner{P: point2{63, 88}, U: point2{-1, 0}, V: point2{0, -1}}
-	far := corner{P: point2{400, 0}, U: point2{1, 0}, V: point2{0, 1}}
+	tl := corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}
+	tr := corner{P: pt(63, 0), U: pt(0, 1), V: pt(-1, 0)}
+	br := corner{P: pt(63, 88), U: pt(-1, 0), V: pt(0, -1)}
+	far := corner{P: pt(400, 0), U: pt(1, 0), V: pt(0, 1)}
 	tests := []struct {
 		name string
 		cs   []corner
@@ -194,7 +196,7 @@ func TestBackPartner(t *testing.T) {
 		{"with its card's corner along the short edge", []corner{tl, tr}, true},
 		{"with its card's far corner", []corner{tl, br}, true},
 		{"with a corner far away", []corner{tl, far}, false},
-		{"with a corner 10 mm off", []corner{tl, {P: point2{73, 0}, U: point2{0, 1}, V: point2{-1, 0}}}, false},
+		{"with a corner 10 mm off", []corner{tl, {P: pt(73, 0), U: pt(0, 1), V: pt(-1, 0)}}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,28 +217,28 @@ func TestCompletedCorners(t *testing.T) {
 	const r = 2.0 // px a mm
 	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
 	defer mask.Close()
-	card := func(cx, cy, deg float64) [4]point2 { return cardCorners(cx, cy, deg, r) }
-	fill := func(ps []point2, white bool) { fillMask(&mask, ps, white) }
+	card := func(cx, cy, deg float64) [4]calibration.Point { return cardCorners(cx, cy, deg, r) }
+	fill := func(ps []calibration.Point, white bool) { fillMask(&mask, ps, white) }
 	under, top := card(95, 97, -19.3), card(101.5, 80.3, -19.3)
 	fill(under[:], true)
 	fill(top[:], true)
 	// The index, from 1 to 15 mm down the top card's left edge, eating
 	// the margin: the glyph's strokes reach 1.5 to 3.5 mm in, in steps.
-	down, in := top[3].sub(top[0]).unit(), top[1].sub(top[0]).unit()
-	var ink []point2
+	down, in := top[3].Sub(top[0]).Unit(), top[1].Sub(top[0]).Unit()
+	var ink []calibration.Point
 	for mm := 1.0; mm <= 15; mm += 2 {
 		depth := 1.5
 		if int(mm)%4 == 3 {
 			depth = 3.5
 		}
-		ink = append(ink, top[0].add(down.scale(mm*r)).add(in.scale(depth*r)), top[0].add(down.scale((mm+2)*r)).add(in.scale(depth*r)))
+		ink = append(ink, top[0].Add(down.Scale(mm*r)).Add(in.Scale(depth*r)), top[0].Add(down.Scale((mm+2)*r)).Add(in.Scale(depth*r)))
 	}
-	ink = append(ink, top[0].add(down.scale(15*r)).sub(in.scale(2*r)), top[0].add(down.scale(r)).sub(in.scale(2*r)))
+	ink = append(ink, top[0].Add(down.Scale(15*r)).Sub(in.Scale(2*r)), top[0].Add(down.Scale(r)).Sub(in.Scale(2*r)))
 	fill(ink, false)
 	poly, found := handOutline(t, mask, r)
-	near := func(cs []corner, p point2) bool {
+	near := func(cs []corner, p calibration.Point) bool {
 		for _, c := range cs {
-			if c.P.sub(p).len() < 2*r {
+			if c.P.Sub(p).Len() < 2*r {
 				return true
 			}
 		}
@@ -252,12 +254,12 @@ func TestCompletedCorners(t *testing.T) {
 	for _, c := range done {
 		ok := false
 		for _, p := range append(under[:], top[:]...) {
-			ok = ok || c.P.sub(p).len() < 2*r
+			ok = ok || c.P.Sub(p).Len() < 2*r
 		}
 		if !ok {
 			t.Errorf("completed a corner at %.0f,%.0f, which is no card's", c.P.X, c.P.Y)
 		}
-		if c.P.sub(top[0]).len() < 2*r && (dot(c.U, in) < 0.99 || dot(c.V, down) < 0.99) {
+		if c.P.Sub(top[0]).Len() < 2*r && (dot(c.U, in) < 0.99 || dot(c.V, down) < 0.99) {
 			t.Errorf("the index corner's edges run along %v and %v, want %v and %v", c.U, c.V, in, down)
 		}
 	}
@@ -266,16 +268,16 @@ func TestCompletedCorners(t *testing.T) {
 // cardCorners returns a card's corners, cardW×cardH mm, centred at
 // (cx, cy) mm and turned by deg, in pixels at r a mm; the first is its
 // top-left.
-func cardCorners(cx, cy, deg, r float64) [4]point2 {
+func cardCorners(cx, cy, deg, r float64) [4]calibration.Point {
 	s, c := math.Sincos(deg * math.Pi / 180)
-	u, v := point2{c, s}, point2{-s, c}
-	o := point2{cx, cy}.sub(u.scale(cardW / 2)).sub(v.scale(cardH / 2))
-	return [4]point2{o.scale(r), o.add(u.scale(cardW)).scale(r), o.add(u.scale(cardW)).add(v.scale(cardH)).scale(r), o.add(v.scale(cardH)).scale(r)}
+	u, v := pt(c, s), pt(-s, c)
+	o := pt(cx, cy).Sub(u.Scale(cardW / 2)).Sub(v.Scale(cardH / 2))
+	return [4]calibration.Point{o.Scale(r), o.Add(u.Scale(cardW)).Scale(r), o.Add(u.Scale(cardW)).Add(v.Scale(cardH)).Scale(r), o.Add(v.Scale(cardH)).Scale(r)}
 }
 
 // fillMask fills polygon ps (pixels) in a paper mask: paper where white,
 // not paper (felt, ink) otherwise.
-func fillMask(mask *gocv.Mat, ps []point2, white bool) {
+func fillMask(mask *gocv.Mat, ps []calibration.Point, white bool) {
 	var pts []image.Point
 	for _, p := range ps {
 		pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
@@ -319,10 +321,10 @@ func TestNoIndexAt(t *testing.T) {
 		}
 		return out
 	}
-	at := func(x, y float64, u, v point2) corner {
-		return corner{P: point2{x * r, y * r}, U: u, V: v}
+	at := func(x, y float64, u, v calibration.Point) corner {
+		return corner{P: pt(x*r, y*r), U: u, V: v}
 	}
-	right, left, down, up := point2{1, 0}, point2{-1, 0}, point2{0, 1}, point2{0, -1}
+	right, left, down, up := pt(1, 0), pt(-1, 0), pt(0, 1), pt(0, -1)
 	card := px([2]float64{0, 0}, [2]float64{63, 0}, [2]float64{63, 88}, [2]float64{0, 88})
 	// Three cards laid 24 mm apart in a row: one 111×88 outline.
 	row := px([2]float64{0, 0}, [2]float64{111, 0}, [2]float64{111, 88}, [2]float64{0, 88})
@@ -374,7 +376,7 @@ func TestEdgeWithin(t *testing.T) {
 		if rng.IntN(10) == 0 {
 			poly[1] = poly[0] // an edge of no length
 		}
-		q := point2{rng.Float64()*240 - 20, rng.Float64()*240 - 20}
+		q := pt(rng.Float64()*240-20, rng.Float64()*240-20)
 		lim := rng.Float64() * 12
 		from := rng.IntN(len(poly))
 		e, ok := edgeWithin(poly, q, lim, from)

@@ -14,6 +14,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/vision/classify"
 )
 
@@ -59,8 +60,8 @@ func DefaultOptions() Options {
 
 // Card dimensions in mm.
 const (
-	cardW = 63.0
-	cardH = 88.0
+	cardW = cards.Width
+	cardH = cards.Length
 )
 
 // Detector finds and reads the cards in frames of one camera. It owns its
@@ -85,10 +86,19 @@ type Detector struct {
 	lastRead          []*zone // the zones read by the last Detect
 	width             int
 	height            int
-	// Stats for the benchmark and the monitor's metrics: zones read
-	// afresh, frames seen, crops sent to the model.
-	ZonesDetected, FramesSeen, Classified int
+	stats             Stats
 }
+
+// Stats counts a detector's work since it was made: the monitor exports
+// Zones and Crops as metrics, and the benchmark reports them per frame.
+type Stats struct {
+	Frames int // frames seen (Detect calls)
+	Zones  int // zones read afresh: a zone is read again only when it changed
+	Crops  int // card corner crops sent to the model
+}
+
+// Stats returns the counts of the detector's work so far.
+func (d *Detector) Stats() Stats { return d.stats }
 
 // openingKernel is the kernel that opens the paper and skin masks,
 // dropping specks. A cross, not a square: a square also eats a white
@@ -446,7 +456,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	if frame.Empty() || frame.Type() != gocv.MatTypeCV8UC3 || frame.Cols() != d.width || frame.Rows() != d.height {
 		return Frame{}, fmt.Errorf("vision: frame %d is %dx%d type %v; want %dx%d BGR as calibrated", index, frame.Cols(), frame.Rows(), frame.Type(), d.width, d.height)
 	}
-	d.FramesSeen++
+	d.stats.Frames++
 	d.lastRead = nil
 	// The eighth-size picture every frame is compared by: each pixel the
 	// mean of an 8×8 block, so that sensor noise stays well under
@@ -502,7 +512,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		}
 		z.watch.read(!z.read)
 		z.read = true
-		d.ZonesDetected++
+		d.stats.Zones++
 	}
 	d.lastRead = toRead
 	for _, z := range d.zones {
@@ -542,7 +552,7 @@ func (d *Detector) classify(zs []*zone, ready []chan struct{}) ([]classify.Resul
 			}
 			read, done = append(read, part...), done+len(part)
 		}
-		d.Classified += len(batch)
+		d.stats.Crops += len(batch)
 		for _, k := range of {
 			res = append(res, read[k])
 		}
@@ -627,12 +637,12 @@ func (d *Detector) keepCovered(z *zone, before []Observation) []Observation {
 	for _, o := range before {
 		var cx, cy float64
 		for _, q := range o.ImageQuad {
-			cx, cy = cx+q[0]/4, cy+q[1]/4
+			cx, cy = cx+q.X/4, cy+q.Y/4
 		}
 		covered := z.watch.busyAt(image.Pt(int(cx)/8, int(cy)/8))
 		for _, q := range o.ImageQuad {
 			// Each corner, pulled a quarter of the way in.
-			covered = covered || z.watch.busyAt(image.Pt(int(0.75*q[0]+0.25*cx)/8, int(0.75*q[1]+0.25*cy)/8))
+			covered = covered || z.watch.busyAt(image.Pt(int(0.75*q.X+0.25*cx)/8, int(0.75*q.Y+0.25*cy)/8))
 		}
 		if !covered {
 			continue
@@ -677,7 +687,7 @@ func (d *Detector) merge() []Observation {
 	// the 9♣ another read at 0.97).
 	faceOf := func(o Observation) face {
 		a := o.Angle * math.Pi / 180
-		return face{card: o.Card, conf: o.Confidence, centre: point2{o.Center.X, o.Center.Y}, v: point2{math.Cos(a), math.Sin(a)}}
+		return face{card: o.Card, conf: o.Confidence, centre: o.Center, v: pt(math.Cos(a), math.Sin(a))}
 	}
 	turned := make([]bool, len(out))
 	for i, h := range out {

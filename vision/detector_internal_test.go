@@ -123,12 +123,12 @@ func TestOpeningKeepsThinMargins(t *testing.T) {
 		mask := gocv.NewMatWithSize(200, 200, gocv.MatTypeCV8U)
 		out := gocv.NewMat()
 		s, c := math.Sincos(deg * math.Pi / 180)
-		along, in := point2{c, s}, point2{-s, c}
-		o := point2{60, 40}
+		along, in := pt(c, s), pt(-s, c)
+		o := pt(60, 40)
 		quad := func(a0, a1, i0, i1 float64) gocv.PointsVector {
 			var pts []image.Point
 			for _, q := range [4][2]float64{{a0, i0}, {a1, i0}, {a1, i1}, {a0, i1}} {
-				p := o.add(along.scale(q[0] * r)).add(in.scale(q[1] * r))
+				p := o.Add(along.Scale(q[0] * r)).Add(in.Scale(q[1] * r))
 				pts = append(pts, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
 			}
 			return gocv.NewPointsVectorFromPoints([][]image.Point{pts})
@@ -142,7 +142,7 @@ func TestOpeningKeepsThinMargins(t *testing.T) {
 		// The margin's middle line, beside the ink.
 		kept, all := 0, 0
 		for a := 12.0; a <= 38; a += 0.5 {
-			p := o.add(along.scale(a * r)).add(in.scale(0.75 * r))
+			p := o.Add(along.Scale(a * r)).Add(in.Scale(0.75 * r))
 			all++
 			if out.GetUCharAt(int(math.Round(p.Y)), int(math.Round(p.X))) != 0 {
 				kept++

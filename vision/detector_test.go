@@ -347,7 +347,7 @@ func TestMarksAreNotCards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got, det.Classified
+		return got, det.Stats().Crops
 	}
 	if got, crops := detect(nil); crops != 0 || len(got.Cards) != 0 {
 		t.Errorf("empty felt: %d crops read, %d cards seen, want none", crops, len(got.Cards))

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
 )
 
 // findJunctions finds the corners hidden along a straight stretch of a
@@ -50,7 +52,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 			dup := false
 			for _, qs := range [2][]corner{known, out} {
 				for _, q := range qs {
-					dup = dup || q.P.sub(c.P).len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9)
+					dup = dup || q.P.Sub(c.P).Len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9)
 				}
 			}
 			if !dup {
@@ -64,15 +66,15 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 	stretches := straightStretches(poly, straightMM*r)
 	for i, st := range stretches {
 		a, b := st[0], st[1]
-		length := b.sub(a).len()
+		length := b.Sub(a).Len()
 		if length < minEdgeMM*r {
 			continue
 		}
-		d := b.sub(a).unit()
+		d := b.Sub(a).Unit()
 		// Inward: for a counter-clockwise outline (positive area in image
 		// coordinates) the inside is on the left of each edge... the sign
 		// of orient says which.
-		in := point2{-d.Y, d.X}.scale(orient)
+		in := pt(-d.Y, d.X).Scale(orient)
 		runsBack, runsAhead := runsOn(stretches, i, -1, r), runsOn(stretches, i, 1, r)
 		// The junctions at s pixels along from a: the side edge going in,
 		// and where a piece of outline ends, the outline may run on along
@@ -80,16 +82,16 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// lying over the hand beside it): its short edge is the side edge going in, and its frame is this
 		// one turned a quarter.
 		at := func(s float64) []corner {
-			p := a.add(d.scale(s))
+			p := a.Add(d.Scale(s))
 			u, v := d, in
 			if cross(u, v) < 0 {
-				u = u.scale(-1)
+				u = u.Scale(-1)
 			}
 			cs := []corner{{P: p, U: u, V: v}}
 			if (s <= pastMM*r && runsBack) || (s >= length-pastMM*r && runsAhead) {
 				turned := corner{P: p, U: in, V: d}
 				if cross(in, d) < 0 {
-					turned.V = d.scale(-1)
+					turned.V = d.Scale(-1)
 				}
 				cs = append(cs, turned)
 			}
@@ -106,7 +108,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// either end a whole pixel at a time.
 		var past []float64
 		if runsBack {
-			if run := hiddenRun(poly, a, d.scale(-1), length, r) - pastMM*r; run >= 1 {
+			if run := hiddenRun(poly, a, d.Scale(-1), length, r) - pastMM*r; run >= 1 {
 				past = sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1)
 			}
 		}
@@ -129,7 +131,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 // pixel at a time), a side edge runs in from the line along in: the first
 // pixel of each maximum of the share of band b that crosses strong
 // gradient (see crossShare), where it reaches holds.
-func sideEdges(pic greyPicture, a, d, in point2, b band, from, to float64) []float64 {
+func sideEdges(pic greyPicture, a, d, in calibration.Point, b band, from, to float64) []float64 {
 	const (
 		strong = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
 		holds  = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
@@ -139,7 +141,7 @@ func sideEdges(pic greyPicture, a, d, in point2, b band, from, to float64) []flo
 	// exactly.
 	var profile []float64
 	for s := from; s <= to; s++ {
-		profile = append(profile, pic.crossShare(a.add(d.scale(s)), d, in, b, strong, holds))
+		profile = append(profile, pic.crossShare(a.Add(d.Scale(s)), d, in, b, strong, holds))
 	}
 	var out []float64
 	for k := range profile {
@@ -161,13 +163,13 @@ func sideEdges(pic greyPicture, a, d, in point2, b band, from, to float64) []flo
 // outward there, as far as the rest of a card's long edge and 2 mm more
 // (the piece may end short of where the edge leaves the outline), up to
 // 30 mm; 0 where it bends inward or round a corner. r is pixels per mm.
-func hiddenRun(poly []image.Point, end, dir point2, length, r float64) float64 {
+func hiddenRun(poly []image.Point, end, dir calibration.Point, length, r float64) float64 {
 	const (
 		probeMM = 10.0 // looked at 10 mm on, where...
 		deepMM  = 1.0  // ...a bend of 6° or more leaves the edge this deep
 		mostMM  = 30.0
 	)
-	q := end.add(dir.scale(probeMM * r))
+	q := end.Add(dir.Scale(probeMM * r))
 	if !insidePoly(poly, q) || distToPoly(poly, q) < deepMM*r {
 		return 0
 	}
@@ -176,10 +178,10 @@ func hiddenRun(poly []image.Point, end, dir point2, length, r float64) float64 {
 
 // insidePoly reports whether q lies inside the closed polygon (even-odd
 // rule).
-func insidePoly(poly []image.Point, q point2) bool {
+func insidePoly(poly []image.Point, q calibration.Point) bool {
 	in := false
 	for i := range poly {
-		a, b := toPoint2(poly[i]), toPoint2(poly[(i+1)%len(poly)])
+		a, b := fromImage(poly[i]), fromImage(poly[(i+1)%len(poly)])
 		if (a.Y > q.Y) != (b.Y > q.Y) && q.X < a.X+(q.Y-a.Y)*(b.X-a.X)/(b.Y-a.Y) {
 			in = !in
 		}
@@ -205,7 +207,7 @@ func offFace(js, known []corner, r float64) []corner {
 			if dot(q.U, c.U) <= 0.9 {
 				return false
 			}
-			w := c.P.sub(q.P)
+			w := c.P.Sub(q.P)
 			along := dot(w, q.U)
 			return along >= nearMM*r && along <= farMM*r && math.Abs(dot(w, q.V)) <= offMM*r
 		})
@@ -216,19 +218,19 @@ func offFace(js, known []corner, r float64) []corner {
 // 45°) from stretch i into the stretch before it (step -1) or after it
 // (step 1): where a card's long edge meets the edge of a card beneath, not
 // where the outline turns round a corner.
-func runsOn(stretches [][2]point2, i, step int, r float64) bool {
+func runsOn(stretches [][2]calibration.Point, i, step int, r float64) bool {
 	n := len(stretches)
 	j := (i + step + n) % n
 	if j == i {
 		return false
 	}
 	a, b := stretches[i], stretches[j]
-	joint := a[1].sub(b[0]) // this stretch's end, the next one's start
+	joint := a[1].Sub(b[0]) // this stretch's end, the next one's start
 	if step < 0 {
-		joint = b[1].sub(a[0])
+		joint = b[1].Sub(a[0])
 	}
-	d1, d2 := a[1].sub(a[0]).unit(), b[1].sub(b[0]).unit()
-	return joint.len() <= 2*r && dot(d1, d2) >= math.Cos(math.Pi/4)
+	d1, d2 := a[1].Sub(a[0]).Unit(), b[1].Sub(b[0]).Unit()
+	return joint.Len() <= 2*r && dot(d1, d2) >= math.Cos(math.Pi/4)
 }
 
 // greyPicture is an 8-bit grey picture read in place. The junction
@@ -285,11 +287,11 @@ func newBand(from, to float64) band {
 // not count. Only a share of least or more is worked out exactly: once
 // more pixels have missed than a share of least allows of the whole band,
 // the share is sure to fall short, and crossShare returns -1.
-func (p greyPicture) crossShare(at, d, in point2, b band, strong, least float64) float64 {
+func (p greyPicture) crossShare(at, d, in calibration.Point, b band, strong, least float64) float64 {
 	most := (1 - least) * float64(b.n) // misses a share of least allows
 	hit, all := 0, 0
 	for depth := b.from; depth <= b.to; depth++ {
-		q := at.add(in.scale(depth))
+		q := at.Add(in.Scale(depth))
 		x, y := int(q.X+0.5), int(q.Y+0.5)
 		if x < 0 || y < 0 || x >= p.cols || y >= p.rows {
 			continue
@@ -319,12 +321,12 @@ const straightMM = 1.5
 // line from the run's first vertex to its last, and that go on along it.
 // An edge that joins no neighbour is a stretch of its own. Stretches may
 // share edges; each is as long as it can be from where it starts.
-func straightStretches(poly []image.Point, tol float64) [][2]point2 {
+func straightStretches(poly []image.Point, tol float64) [][2]calibration.Point {
 	n := len(poly)
-	var out [][2]point2
+	var out [][2]calibration.Point
 	end := -1 // the last vertex, unwrapped, of the stretch found before
 	for i := range n {
-		a := toPoint2(poly[i])
+		a := fromImage(poly[i])
 		k := 1
 		for k+1 < n && straightRun(poly, i, k+1, tol) {
 			k++
@@ -333,7 +335,7 @@ func straightStretches(poly []image.Point, tol float64) [][2]point2 {
 			continue // a part of the stretch found before
 		}
 		end = i + k
-		out = append(out, [2]point2{a, toPoint2(poly[(i+k)%n])})
+		out = append(out, [2]calibration.Point{a, fromImage(poly[(i+k)%n])})
 	}
 	return out
 }
@@ -343,15 +345,15 @@ func straightStretches(poly []image.Point, tol float64) [][2]point2 {
 // ended.
 func straightRun(poly []image.Point, i, k int, tol float64) bool {
 	n := len(poly)
-	a, b := toPoint2(poly[i]), toPoint2(poly[(i+k)%n])
-	length := b.sub(a).len()
+	a, b := fromImage(poly[i]), fromImage(poly[(i+k)%n])
+	length := b.Sub(a).Len()
 	if length == 0 {
 		return false
 	}
-	d := b.sub(a).scale(1 / length)
+	d := b.Sub(a).Scale(1 / length)
 	along := 0.0
 	for m := 1; m < k; m++ {
-		p := toPoint2(poly[(i+m)%n]).sub(a)
+		p := fromImage(poly[(i+m)%n]).Sub(a)
 		if math.Abs(cross(d, p)) > tol {
 			return false
 		}

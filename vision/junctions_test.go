@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
 )
 
 func TestStraightStretches(t *testing.T) {
@@ -20,17 +22,17 @@ func TestStraightStretches(t *testing.T) {
 		{0, 90}, {120, 90},
 	}
 	got := straightStretches(row, 3)
-	want := [][2]point2{
-		{{120, 0}, {0, 2}}, // the whole top edge, notch and step included
-		{{0, 2}, {0, 90}},
-		{{0, 90}, {120, 90}},
-		{{120, 90}, {120, 0}},
+	want := [][2]calibration.Point{
+		{pt(120, 0), pt(0, 2)}, // the whole top edge, notch and step included
+		{pt(0, 2), pt(0, 90)},
+		{pt(0, 90), pt(120, 90)},
+		{pt(120, 90), pt(120, 0)},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("straightStretches = %v, want %v", got, want)
 	}
 	for i := range want {
-		if got[i][0].sub(want[i][0]).len() > 0 || got[i][1].sub(want[i][1]).len() > 0 {
+		if got[i][0].Sub(want[i][0]).Len() > 0 || got[i][1].Sub(want[i][1]).Len() > 0 {
 			t.Errorf("stretch %d = %v, want %v", i, got[i], want[i])
 		}
 	}
@@ -119,7 +121,7 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 	for _, c := range got {
 		if c.P.X >= 62 && c.P.X <= 66 && c.P.Y >= 17 && c.P.Y <= 25 {
 			found = true
-			if c.U.sub(point2{1, 0}).len() > 0.01 || c.V.sub(point2{0, 1}).len() > 0.01 {
+			if c.U.Sub(pt(1, 0)).Len() > 0.01 || c.V.Sub(pt(0, 1)).Len() > 0.01 {
 				t.Errorf("junction at %v: U %v, V %v, want (1,0) and (0,1)", c.P, c.U, c.V)
 			}
 		}
@@ -154,10 +156,10 @@ func TestJunctionOnFace(t *testing.T) {
 		t.Fatal("newGreyPicture refused a grey Mat")
 	}
 	poly := []image.Point{{20, 24}, {190, 24}, {190, 200}, {20, 200}}
-	first := corner{P: point2{20, 24}, U: point2{1, 0}, V: point2{0, 1}}
+	first := corner{P: pt(20, 24), U: pt(1, 0), V: pt(0, 1)}
 	near := func(cs []corner, x float64) bool {
 		for _, c := range cs {
-			if math.Abs(c.P.X-x) <= 2 && math.Abs(c.P.Y-24) <= 2 && dot(c.U, point2{1, 0}) > 0.98 {
+			if math.Abs(c.P.X-x) <= 2 && math.Abs(c.P.Y-24) <= 2 && dot(c.U, pt(1, 0)) > 0.98 {
 				return true
 			}
 		}
@@ -243,7 +245,7 @@ func TestJunctionSidewaysOver(t *testing.T) {
 			got := blurredJunctions(t, pic, tt.outline, r)
 			found := false
 			for _, c := range got {
-				if c.P.sub(point2{216, 100}).len() <= 3 && dot(c.U, point2{0, 1}) > 0.98 && dot(c.V, point2{-1, 0}) > 0.98 {
+				if c.P.Sub(pt(216, 100)).Len() <= 3 && dot(c.U, pt(0, 1)) > 0.98 && dot(c.V, pt(-1, 0)) > 0.98 {
 					found = true
 				}
 			}
@@ -280,10 +282,10 @@ func TestCrossShareStopsShort(t *testing.T) {
 	}
 	var sure, short int
 	for range 5000 {
-		at := point2{rng.Float64()*110 - 10, rng.Float64()*40 - 10}
+		at := pt(rng.Float64()*110-10, rng.Float64()*40-10)
 		ang := rng.Float64() * 2 * math.Pi
-		d := point2{math.Cos(ang), math.Sin(ang)}
-		in := point2{-d.Y, d.X}
+		d := pt(math.Cos(ang), math.Sin(ang))
+		in := pt(-d.Y, d.X)
 		from, to := rng.Float64()*10, 10+rng.Float64()*60
 		least := rng.Float64()
 		exact := g.crossShare(at, d, in, newBand(from, to), 60, 0)
@@ -332,7 +334,7 @@ func TestHiddenRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := max(0, hiddenRun(tt.poly, point2{132, 100}, point2{1, 0}, tt.length, r)) / r
+			got := max(0, hiddenRun(tt.poly, pt(132, 100), pt(1, 0), tt.length, r)) / r
 			if math.Abs(got-tt.want) > 0.01 {
 				t.Errorf("hiddenRun = %.2f mm, want %v", got, tt.want)
 			}

@@ -1,8 +1,6 @@
 package vision
 
 import (
-	"math"
-
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
 )
@@ -26,7 +24,7 @@ type Observation struct {
 	// Quad is the card's outline on the table, in mm, and ImageQuad in
 	// image pixels; both clockwise from the corner whose index was read.
 	Quad      [4]calibration.Point
-	ImageQuad [4][2]float64
+	ImageQuad [4]calibration.Point
 	// Clipped: the card reaches past the edge of the picture. Part of it
 	// cannot be seen, nor a card that lies beside it beyond the edge (a
 	// split hand laid further out), so its hand may be incomplete.
@@ -57,4 +55,4 @@ type Frame struct {
 }
 
 // Dist is the distance between two table points, in mm.
-func Dist(a, b calibration.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+func Dist(a, b calibration.Point) float64 { return a.Sub(b).Len() }

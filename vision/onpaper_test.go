@@ -15,7 +15,7 @@ import (
 // card, while a corner read turned a quarter must still be refused.
 func TestBodyOnPaper(t *testing.T) {
 	type box struct{ x0, y0, x1, y1 float64 }
-	in := func(b box, p point2) bool { return p.X >= b.x0 && p.X <= b.x1 && p.Y >= b.y0 && p.Y <= b.y1 }
+	in := func(b box, p calibration.Point) bool { return p.X >= b.x0 && p.X <= b.x1 && p.Y >= b.y0 && p.Y <= b.y1 }
 	card := box{0, 0, cardW, cardH}
 	// Index columns printed up to the edge, as camera blur leaves them:
 	// the number and its pip, some 11 mm wide and 20 long, in a corner.
@@ -25,8 +25,8 @@ func TestBodyOnPaper(t *testing.T) {
 		{0, 2, 11, 22},                             // top left
 		{cardW - 11, cardH - 22, cardW, cardH - 2}, // bottom right
 	}
-	paper := func(cards []box, notched int) func(point2) bool {
-		return func(p point2) bool {
+	paper := func(cards []box, notched int) func(calibration.Point) bool {
+		return func(p calibration.Point) bool {
 			for _, n := range notches[:notched] {
 				if in(n, p) {
 					return false
@@ -40,10 +40,10 @@ func TestBodyOnPaper(t *testing.T) {
 			return false
 		}
 	}
-	topLeft := corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{0, 1}}
+	topLeft := corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}
 	// The bottom-left corner of a four-index deck, read with the frame a
 	// quarter turned: its card would stick out 25 mm past the right edge.
-	turned := corner{P: point2{0, cardH}, U: point2{0, -1}, V: point2{1, 0}}
+	turned := corner{P: pt(0, cardH), U: pt(0, -1), V: pt(1, 0)}
 	// The next card of the hand lies up and to the right, over part of
 	// where that turned card would be.
 	next := box{15, -22, 15 + cardW, -22 + cardH}
@@ -52,7 +52,7 @@ func TestBodyOnPaper(t *testing.T) {
 	// from is some 9° off, so its body is reckoned turned that much.
 	tilt := math.Sin(9 * math.Pi / 180)
 	tilted := func(sign float64) corner {
-		return corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{sign * tilt, 1}.unit()}
+		return corner{P: pt(0, 0), U: pt(1, 0), V: pt(sign*tilt, 1).Unit()}
 	}
 	tests := []struct {
 		name    string
@@ -69,7 +69,7 @@ func TestBodyOnPaper(t *testing.T) {
 		{"a sideways double, its long edge reckoned 9° off the other way", tilted(1), []box{card}, 0, true},
 		{"a corner read a quarter turned", turned, []box{card}, 0, false},
 		{"a corner read a quarter turned, the next card over its overhang", turned, []box{card, next}, 4, false},
-		{"off the paper", corner{P: point2{cardW + 5, 0}, U: point2{1, 0}, V: point2{0, 1}}, []box{card}, 0, false},
+		{"off the paper", corner{P: pt(cardW+5, 0), U: pt(1, 0), V: pt(0, 1)}, []box{card}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,39 +101,39 @@ func TestObserveTurnedReading(t *testing.T) {
 	d := &Detector{cal: cal, opts: DefaultOptions()}
 	nine := cards.MustParse("9D")
 	six := cards.MustParse("6D")
-	readAs := func(c cards.Card, p, u, v point2, conf float64) read {
+	readAs := func(c cards.Card, p, u, v calibration.Point, conf float64) read {
 		return read{res: classify.Result{Card: c, Confidence: conf}, at: corner{P: p, U: u, V: v}}
 	}
-	at := func(p, u, v point2, conf float64) read { return readAs(nine, p, u, v, conf) }
-	index := at(point2{0, 0}, point2{1, 0}, point2{0, 1}, 0.95)
-	step := point2{14, -16}             // the next card of a hand
+	at := func(p, u, v calibration.Point, conf float64) read { return readAs(nine, p, u, v, conf) }
+	index := at(pt(0, 0), pt(1, 0), pt(0, 1), 0.95)
+	step := pt(14, -16)                 // the next card of a hand
 	turned := func(conf float64) read { // the index, read from a corner 4 mm off, turned 14°
-		return at(point2{2.6, -3}, point2{math.Cos(0.244), -math.Sin(0.244)}, point2{math.Sin(0.244), math.Cos(0.244)}, conf)
+		return at(pt(2.6, -3), pt(math.Cos(0.244), -math.Sin(0.244)), pt(math.Sin(0.244), math.Cos(0.244)), conf)
 	}
 	// The index card's paper alone: the turned corner's card would reach
 	// off it.
-	oneCard := func(p point2) bool { return p.X >= 0 && p.Y >= 0 && p.X <= cardW && p.Y <= cardH }
+	oneCard := func(p calibration.Point) bool { return p.X >= 0 && p.Y >= 0 && p.X <= cardW && p.Y <= cardH }
 	tests := []struct {
 		name  string
 		reads []read
-		paper func(point2) bool // nil: everywhere
+		paper func(calibration.Point) bool // nil: everywhere
 		want  int
 	}{
 		{"a card read at its index corner", []read{index}, nil, 1},
-		{"and at its bottom-left corner, a quarter turned", []read{index, at(point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.53)}, nil, 1},
-		{"and at its top-right corner, a quarter turned", []read{index, at(point2{cardW, 0}, point2{0, 1}, point2{-1, 0}, 0.53)}, nil, 1},
-		{"and at its bottom-left corner, doubtfully as another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.42)}, nil, 1},
-		{"another card read surely there is another card", []read{index, readAs(six, point2{0, cardH}, point2{0, -1}, point2{1, 0}, 0.8)}, nil, 2},
+		{"and at its bottom-left corner, a quarter turned", []read{index, at(pt(0, cardH), pt(0, -1), pt(1, 0), 0.53)}, nil, 1},
+		{"and at its top-right corner, a quarter turned", []read{index, at(pt(cardW, 0), pt(0, 1), pt(-1, 0), 0.53)}, nil, 1},
+		{"and at its bottom-left corner, doubtfully as another card", []read{index, readAs(six, pt(0, cardH), pt(0, -1), pt(1, 0), 0.42)}, nil, 1},
+		{"another card read surely there is another card", []read{index, readAs(six, pt(0, cardH), pt(0, -1), pt(1, 0), 0.8)}, nil, 2},
 		{"and from a corner 4 mm off, turned 14°", []read{index, turned(0.94)}, nil, 1},
 		{"and there surer, its card off the paper", []read{index, turned(0.97)}, oneCard, 1},
-		{"two cards alike in a hand", []read{index, at(step, point2{1, 0}, point2{0, 1}, 0.9)}, nil, 2},
-		{"a double alike across the hand", []read{index, at(step.scale(1.6).add(point2{cardW/2 + cardH/2, cardH/2 - cardW/2}), point2{0, 1}, point2{-1, 0}, 0.9)}, nil, 2},
+		{"two cards alike in a hand", []read{index, at(step, pt(1, 0), pt(0, 1), 0.9)}, nil, 2},
+		{"a double alike across the hand", []read{index, at(step.Scale(1.6).Add(pt(cardW/2+cardH/2, cardH/2-cardW/2)), pt(0, 1), pt(-1, 0), 0.9)}, nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			paper := tt.paper
 			if paper == nil {
-				paper = func(point2) bool { return true }
+				paper = func(calibration.Point) bool { return true }
 			}
 			got := d.observe(tt.reads, nil, paper)
 			if len(got) != tt.want {

@@ -38,7 +38,7 @@ func (d *Detector) Readings() []Reading {
 		for _, rd := range z.reads {
 			out = append(out, Reading{
 				Zone:   z.name,
-				Corner: calibration.Point{X: rd.at.P.X, Y: rd.at.P.Y},
+				Corner: rd.at.P,
 				Angle:  math.Atan2(rd.at.U.Y, rd.at.U.X) * 180 / math.Pi,
 				Crop:   rd.frame,
 				Result: rd.res,

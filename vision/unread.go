@@ -5,20 +5,21 @@ import (
 	"math"
 	"slices"
 
+	"bjmonitor/calibration"
 	"bjmonitor/cards"
 )
 
 // cardShape is a card the paper's outline shows, whatever is printed on
 // it: its centre and long axis on the table, in mm.
-type cardShape struct{ centre, v point2 }
+type cardShape struct{ centre, v calibration.Point }
 
 // corners returns the shape's four corners on the table.
-func (s cardShape) corners() [4]point2 {
-	v := s.v.unit()
-	u := point2{-v.Y, v.X}
-	var out [4]point2
+func (s cardShape) corners() [4]calibration.Point {
+	v := s.v.Unit()
+	u := pt(-v.Y, v.X)
+	var out [4]calibration.Point
 	for i, k := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
-		out[i] = s.centre.add(u.scale(k[0] * cardW / 2)).add(v.scale(k[1] * cardH / 2))
+		out[i] = s.centre.Add(u.Scale(k[0] * cardW / 2)).Add(v.Scale(k[1] * cardH / 2))
 	}
 	return out
 }
@@ -47,17 +48,17 @@ const (
 // singleCard found, placed on the table.
 func (d *Detector) loneShape(z *zone, rect [4]image.Point) cardShape {
 	r := d.opts.PxPerMM
-	var p [4]point2
-	var c point2
+	var p [4]calibration.Point
+	var c calibration.Point
 	for i, q := range rect {
-		p[i] = point2{z.x0 + float64(q.X)/r, z.y0 + float64(q.Y)/r}
-		c = c.add(p[i].scale(0.25))
+		p[i] = pt(z.x0+float64(q.X)/r, z.y0+float64(q.Y)/r)
+		c = c.Add(p[i].Scale(0.25))
 	}
-	v := p[1].sub(p[0])
-	if w := p[2].sub(p[1]); w.len() > v.len() {
+	v := p[1].Sub(p[0])
+	if w := p[2].Sub(p[1]); w.Len() > v.Len() {
 		v = w
 	}
-	return cardShape{centre: c, v: v.unit()}
+	return cardShape{centre: c, v: v.Unit()}
 }
 
 // cardShapes returns the cards the zone's paper shows by their outline
@@ -66,7 +67,7 @@ func (d *Detector) loneShape(z *zone, rect [4]image.Point) cardShape {
 // and agree on where it lies, its body on the paper. A shape counts only
 // where paper covers enough of it (minPaperShare), each once.
 func (d *Detector) cardShapes(z *zone) []cardShape {
-	onPaper := func(p point2) bool { return d.onPaper(z, p) }
+	onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
 	cands := slices.Clone(z.lone)
 	for i, a := range z.reads {
 		for _, b := range z.reads[i+1:] {
@@ -77,7 +78,7 @@ func (d *Detector) cardShapes(z *zone) []cardShape {
 	}
 	var out []cardShape
 	for _, s := range cands {
-		dup := slices.ContainsFunc(out, func(o cardShape) bool { return o.centre.sub(s.centre).len() < sameCardMM })
+		dup := slices.ContainsFunc(out, func(o cardShape) bool { return o.centre.Sub(s.centre).Len() < sameCardMM })
 		if !dup && d.paperShare(z, s) >= minPaperShare {
 			out = append(out, s)
 		}
@@ -93,15 +94,15 @@ func oppositeCorners(a, b corner) (cardShape, bool) {
 		return cardShape{}, false
 	}
 	ca, cb := indexCentre(a), indexCentre(b)
-	if ca.sub(cb).len() >= sameFaceMM {
+	if ca.Sub(cb).Len() >= sameFaceMM {
 		return cardShape{}, false
 	}
-	return cardShape{centre: ca.add(cb).scale(0.5), v: a.V}, true
+	return cardShape{centre: ca.Add(cb).Scale(0.5), v: a.V}, true
 }
 
 // indexCentre is the centre of the card whose index corner is c.
-func indexCentre(c corner) point2 {
-	return c.P.add(c.U.scale(cardW / 2)).add(c.V.scale(cardH / 2))
+func indexCentre(c corner) calibration.Point {
+	return c.P.Add(c.U.Scale(cardW / 2)).Add(c.V.Scale(cardH / 2))
 }
 
 // paperShare is the share of points on a grid over the shape's face,
@@ -109,14 +110,14 @@ func indexCentre(c corner) point2 {
 func (d *Detector) paperShare(z *zone, s cardShape) float64 {
 	const nu, nv = 9, 12
 	r := d.opts.PxPerMM
-	v := s.v.unit()
-	u := point2{-v.Y, v.X}
+	v := s.v.Unit()
+	u := pt(-v.Y, v.X)
 	on, all := 0, 0
 	for i := range nu {
 		for j := range nv {
 			a := (float64(i)+0.5)/nu - 0.5
 			b := (float64(j)+0.5)/nv - 0.5
-			p := s.centre.add(u.scale(a * (cardW - 4))).add(v.scale(b * (cardH - 4)))
+			p := s.centre.Add(u.Scale(a * (cardW - 4))).Add(v.Scale(b * (cardH - 4)))
 			x, y := int((p.X-z.x0)*r), int((p.Y-z.y0)*r)
 			all++
 			if x >= 0 && y >= 0 && x < z.mask.Cols() && y < z.mask.Rows() && z.mask.GetUCharAt(y, x) != 0 {
@@ -137,7 +138,7 @@ func unreadShapes(reads []read, shapes []cardShape) []cardShape {
 		for _, rd := range reads {
 			at := false
 			for _, c := range s.corners() {
-				at = at || rd.at.P.sub(c).len() < cornerNearMM
+				at = at || rd.at.P.Sub(c).Len() < cornerNearMM
 			}
 			if !at {
 				continue
@@ -170,6 +171,6 @@ func (d *Detector) unknowns(unread []cardShape, obs []Observation) []Observation
 
 // nearShape reports whether a card centred at c lies where one of
 // shapes does.
-func nearShape(c point2, shapes []cardShape) bool {
-	return slices.ContainsFunc(shapes, func(s cardShape) bool { return s.centre.sub(c).len() < sameCardMM })
+func nearShape(c calibration.Point, shapes []cardShape) bool {
+	return slices.ContainsFunc(shapes, func(s cardShape) bool { return s.centre.Sub(c).Len() < sameCardMM })
 }

@@ -29,9 +29,9 @@ func unreadDetector(t *testing.T) *Detector {
 // origin: the top left's edges run right and down, the bottom right's
 // left and up.
 var (
-	topLeftAt     = corner{P: point2{0, 0}, U: point2{1, 0}, V: point2{0, 1}}
-	bottomRightAt = corner{P: point2{cardW, cardH}, U: point2{-1, 0}, V: point2{0, -1}}
-	uprightCard   = cardShape{centre: point2{cardW / 2, cardH / 2}, v: point2{0, 1}}
+	topLeftAt     = corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}
+	bottomRightAt = corner{P: pt(cardW, cardH), U: pt(-1, 0), V: pt(0, -1)}
+	uprightCard   = cardShape{centre: pt(cardW/2, cardH/2), v: pt(0, 1)}
 )
 
 // TestObserveUnreadCard: a card the outline shows whose corners read as
@@ -67,16 +67,16 @@ func TestObserveUnreadCard(t *testing.T) {
 		{"read as a back", back, back, []cardShape{uprightCard}, cards.Card{}, 1, true, false, nil},
 		{"one corner read as a back: face down, as before", back, none, []cardShape{uprightCard}, cards.Card{}, 0, false, false, nil},
 		{"no shape: nothing, as before", none, none, nil, cards.Card{}, 0, false, false, nil},
-		{"a shape whose corners were not shown", none, none, []cardShape{{centre: point2{200, 0}, v: point2{0, 1}}}, cards.Card{}, 0, false, false, nil},
+		{"a shape whose corners were not shown", none, none, []cardShape{{centre: pt(200, 0), v: pt(0, 1)}}, cards.Card{}, 0, false, false, nil},
 		// The next card of a hand, read, 22 mm on, or 13 mm on: there
 		// the shape is made of the edges where the hand's cards overlap.
-		{"a card read a hand's step away", none, none, []cardShape{uprightCard}, cards.Card{}, 2, false, true, []read{{res: res(nine, 0.95), at: corner{P: point2{14, -17}, U: point2{1, 0}, V: point2{0, 1}}}}},
-		{"a card read 13 mm away", none, none, []cardShape{uprightCard}, nine, 1, false, false, []read{{res: res(nine, 0.95), at: corner{P: point2{8, -10}, U: point2{1, 0}, V: point2{0, 1}}}}},
+		{"a card read a hand's step away", none, none, []cardShape{uprightCard}, cards.Card{}, 2, false, true, []read{{res: res(nine, 0.95), at: corner{P: pt(14, -17), U: pt(1, 0), V: pt(0, 1)}}}},
+		{"a card read 13 mm away", none, none, []cardShape{uprightCard}, nine, 1, false, false, []read{{res: res(nine, 0.95), at: corner{P: pt(8, -10), U: pt(1, 0), V: pt(0, 1)}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reads := append([]read{{res: tt.tl, at: topLeftAt}, {res: tt.br, at: bottomRightAt}}, tt.extra...)
-			got := d.observe(reads, tt.shapes, func(point2) bool { return true })
+			got := d.observe(reads, tt.shapes, func(calibration.Point) bool { return true })
 			if len(got) != tt.wantN {
 				t.Fatalf("%d observations, want %d: %+v", len(got), tt.wantN, got)
 			}
@@ -140,10 +140,10 @@ func TestCardShapes(t *testing.T) {
 	// The card lies 10 mm in from the zone's corner; a printed box's
 	// line is 3 mm wide.
 	solid := cardCorners(cardW/2+10, cardH/2+10, 0, r)
-	inner := []point2{{13 * r, 13 * r}, {(cardW + 7) * r, 13 * r}, {(cardW + 7) * r, (cardH + 7) * r}, {13 * r, (cardH + 7) * r}}
-	at := func(c corner) read { return read{at: corner{P: c.P.add(point2{10, 10}), U: c.U, V: c.V}} }
-	shifted := corner{P: point2{cardW, cardH + 30}, U: point2{-1, 0}, V: point2{0, -1}}
-	lone := cardShape{centre: point2{cardW/2 + 10, cardH/2 + 10}, v: point2{0, 1}}
+	inner := []calibration.Point{pt(13*r, 13*r), pt((cardW+7)*r, 13*r), pt((cardW+7)*r, (cardH+7)*r), pt(13*r, (cardH+7)*r)}
+	at := func(c corner) read { return read{at: corner{P: c.P.Add(pt(10, 10)), U: c.U, V: c.V}} }
+	shifted := corner{P: pt(cardW, cardH+30), U: pt(-1, 0), V: pt(0, -1)}
+	lone := cardShape{centre: pt(cardW/2+10, cardH/2+10), v: pt(0, 1)}
 	tests := []struct {
 		name  string
 		box   bool // a printed box, hollow, not a card
@@ -153,7 +153,7 @@ func TestCardShapes(t *testing.T) {
 	}{
 		{"a card's index corners", false, []read{at(topLeftAt), at(bottomRightAt)}, nil, 1},
 		{"one index corner", false, []read{at(topLeftAt)}, nil, 0},
-		{"two top-left corners", false, []read{at(topLeftAt), at(corner{P: point2{0, 20}, U: point2{1, 0}, V: point2{0, 1}})}, nil, 0},
+		{"two top-left corners", false, []read{at(topLeftAt), at(corner{P: pt(0, 20), U: pt(1, 0), V: pt(0, 1)})}, nil, 0},
 		{"opposite corners of no one card", false, []read{at(topLeftAt), at(shifted)}, nil, 0},
 		{"a printed box's corners", true, []read{at(topLeftAt), at(bottomRightAt)}, nil, 0},
 		{"a lone card's rectangle", false, nil, []cardShape{lone}, 1},

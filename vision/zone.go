@@ -182,7 +182,7 @@ func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames 
 			continue
 		}
 		tc := corner{
-			P: point2{z.x0 + c.P.X/r, z.y0 + c.P.Y/r},
+			P: pt(z.x0+c.P.X/r, z.y0+c.P.Y/r),
 			U: c.U, V: c.V, // rectification only scales: directions hold
 		}
 		f := d.frameAt(tc)
@@ -204,7 +204,7 @@ func (d *Detector) cutCrops(frame gocv.Mat, z *zone, at []corner, frames []class
 		z.crops = append(z.crops, gocv.NewMat())
 	}
 	used := make([]bool, len(z.cache))
-	onPaper := func(p point2) bool { return d.onPaper(z, p) }
+	onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
 	for i, tc := range at {
 		// A corner is worth reading only if its reading could count
 		// (observe): as an index, its card must lie on the paper; as
@@ -259,7 +259,7 @@ func (d *Detector) finishZone(z *zone, res []classify.Result) {
 			z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
 		}
 	}
-	z.obs = d.observe(z.reads, z.shapes, func(p point2) bool { return d.onPaper(z, p) })
+	z.obs = d.observe(z.reads, z.shapes, func(p calibration.Point) bool { return d.onPaper(z, p) })
 }
 
 // cacheConfidence is the least confidence of a reading that a crop looking
@@ -293,7 +293,7 @@ func (z *zone) cached(c corner, crop gocv.Mat, used []bool) (int, bool) {
 // sameCorner reports whether two corners on the table are one, within a
 // millimetre and a few degrees.
 func sameCorner(a, b corner) bool {
-	return a.P.sub(b.P).len() <= 1 && dot(a.U, b.U) >= 0.999 && dot(a.V, b.V) >= 0.999
+	return a.P.Sub(b.P).Len() <= 1 && dot(a.U, b.U) >= 0.999 && dot(a.V, b.V) >= 0.999
 }
 
 // singleCard reports whether a blob is one card: its area and the sides
@@ -307,12 +307,12 @@ func singleCard(rr gocv.RotatedRect, area, cardPx, r float64) ([4]image.Point, [
 	if len(rr.Points) != 4 {
 		return rect, nil, false
 	}
-	p := make([]point2, 4)
+	p := make([]calibration.Point, 4)
 	for i, q := range rr.Points {
-		p[i] = point2{float64(q.X), float64(q.Y)}
+		p[i] = pt(float64(q.X), float64(q.Y))
 		rect[i] = q
 	}
-	s1, s2 := p[1].sub(p[0]).len(), p[2].sub(p[1]).len()
+	s1, s2 := p[1].Sub(p[0]).Len(), p[2].Sub(p[1]).Len()
 	short, long := math.Min(s1, s2), math.Max(s1, s2)
 	if math.Abs(short/r-cardW) > 0.12*cardW || math.Abs(long/r-cardH) > 0.12*cardH {
 		return rect, nil, false
@@ -320,16 +320,16 @@ func singleCard(rr gocv.RotatedRect, area, cardPx, r float64) ([4]image.Point, [
 	var out []corner
 	for i := range p {
 		prev, next := p[(i+3)%4], p[(i+1)%4]
-		u, v := next.sub(p[i]), prev.sub(p[i])
+		u, v := next.Sub(p[i]), prev.Sub(p[i])
 		if cross(u, v) < 0 {
 			u, v = v, u
 		}
-		if u.len() > v.len() {
+		if u.Len() > v.Len() {
 			// The right-handed frame runs along the long edge here: the
 			// top-right or bottom-left corner, which has no index.
 			continue
 		}
-		out = append(out, corner{P: p[i], U: u.unit(), V: v.unit()})
+		out = append(out, corner{P: p[i], U: u.Unit(), V: v.Unit()})
 	}
 	return rect, out, true
 }
@@ -356,7 +356,7 @@ func (d *Detector) isMark(z *zone, rr gocv.RotatedRect) bool {
 
 // onPaper reports whether a table point lies on card paper in the zone's
 // mask (a card's face or back).
-func (d *Detector) onPaper(z *zone, p point2) bool {
+func (d *Detector) onPaper(z *zone, p calibration.Point) bool {
 	r := d.opts.PxPerMM
 	x, y := int((p.X-z.x0)*r), int((p.Y-z.y0)*r)
 	if x < 0 || y < 0 || x >= z.filled.Cols() || y >= z.filled.Rows() {
@@ -389,10 +389,10 @@ func (d *Detector) skinNear(z *zone, c corner) bool {
 // Two cards alike never lie with their index corners that close: the upper
 // would hide the lower's index. Only a reading that counts (its card on
 // the paper) stands in for another.
-func rereadIndex(reads []read, i int, onPaper func(point2) bool) bool {
+func rereadIndex(reads []read, i int, onPaper func(calibration.Point) bool) bool {
 	rd := reads[i]
 	for j, o := range reads {
-		if j != i && o.res.Card == rd.res.Card && o.at.P.sub(rd.at.P).len() < sameIndexMM &&
+		if j != i && o.res.Card == rd.res.Card && o.at.P.Sub(rd.at.P).Len() < sameIndexMM &&
 			(o.res.Confidence > rd.res.Confidence || o.res.Confidence == rd.res.Confidence && j < i) &&
 			bodyOnPaper(o.at, onPaper) {
 			return true
@@ -408,9 +408,9 @@ const sameIndexMM = 6.0
 // frameAt maps a corner on the table to a crop frame in image pixels.
 func (d *Detector) frameAt(c corner) classify.Frame {
 	const step = 5.0 // mm: a finite difference over the lens's gentle curve
-	ox, oy := d.cal.ToImage(calibration.Point{X: c.P.X, Y: c.P.Y})
-	ux, uy := d.cal.ToImage(calibration.Point{X: c.P.X + step*c.U.X, Y: c.P.Y + step*c.U.Y})
-	vx, vy := d.cal.ToImage(calibration.Point{X: c.P.X + step*c.V.X, Y: c.P.Y + step*c.V.Y})
+	ox, oy := d.cal.ToImage(c.P)
+	ux, uy := d.cal.ToImage(c.P.Add(c.U.Scale(step)))
+	vx, vy := d.cal.ToImage(c.P.Add(c.V.Scale(step)))
 	// The crop's pixel convention puts pixel centres at integers; the
 	// corner is a point between pixels.
 	return classify.Frame{
@@ -425,7 +425,7 @@ func (d *Detector) frameAt(c corner) classify.Frame {
 // card the outline shows (shapes) that no reading names is there all
 // the same, unread: what the model sees of it below Unreadable says
 // nothing of it.
-func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(point2) bool) []Observation {
+func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(calibration.Point) bool) []Observation {
 	unread := unreadShapes(reads, shapes)
 	var out []Observation
 	for _, g := range faceGroups(reads, onPaper) {
@@ -454,7 +454,7 @@ type faceGroup struct {
 }
 
 // faceGroups returns the card faces the index readings show, each once.
-func faceGroups(reads []read, onPaper func(point2) bool) []*faceGroup {
+func faceGroups(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
 	faces := groupIndices(reads, onPaper)
 	dropSamePlace(faces)
 	dropTurned(faces)
@@ -465,7 +465,7 @@ func faceGroups(reads []read, onPaper func(point2) bool) []*faceGroup {
 // centre: the centre lies 31.5 mm along U and 44 mm along V from an index
 // corner. A reading counts when its card lies on the paper and no surer
 // reading of the same index stands in for it.
-func groupIndices(reads []read, onPaper func(point2) bool) []*faceGroup {
+func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
 	var faces []*faceGroup
 	for i, rd := range reads {
 		if !rd.res.Card.Valid() || rereadIndex(reads, i, onPaper) {
@@ -474,10 +474,10 @@ func groupIndices(reads []read, onPaper func(point2) bool) []*faceGroup {
 		if !bodyOnPaper(rd.at, onPaper) {
 			continue
 		}
-		c := rd.at.P.add(rd.at.U.scale(cardW / 2)).add(rd.at.V.scale(cardH / 2))
+		c := rd.at.P.Add(rd.at.U.Scale(cardW / 2)).Add(rd.at.V.Scale(cardH / 2))
 		var g *faceGroup
 		for _, f := range faces {
-			if f.card == rd.res.Card && f.centre.sub(c).len() < sameFaceMM {
+			if f.card == rd.res.Card && f.centre.Sub(c).Len() < sameFaceMM {
 				g = f
 				break
 			}
@@ -486,7 +486,7 @@ func groupIndices(reads []read, onPaper func(point2) bool) []*faceGroup {
 			g = &faceGroup{face: face{card: rd.res.Card, centre: c, v: rd.at.V}}
 			faces = append(faces, g)
 		} else {
-			g.centre = g.centre.scale(float64(g.n)).add(c).scale(1 / float64(g.n+1))
+			g.centre = g.centre.Scale(float64(g.n)).Add(c).Scale(1 / float64(g.n+1))
 		}
 		g.n++
 		g.conf = math.Max(g.conf, rd.res.Confidence)
@@ -500,7 +500,7 @@ func groupIndices(reads []read, onPaper func(point2) bool) []*faceGroup {
 func dropSamePlace(faces []*faceGroup) {
 	for i, g := range faces {
 		for j, h := range faces {
-			if i != j && g.n > 0 && h.n > 0 && g.centre.sub(h.centre).len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
+			if i != j && g.n > 0 && h.n > 0 && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
 				h.n = 0
 			}
 		}
@@ -528,7 +528,7 @@ func dropTurned(faces []*faceGroup) {
 // backHyp is where a back could lie: its centre and long axis, how many
 // corners read as a back agree on it, and the surest reading among them.
 type backHyp struct {
-	centre, v point2
+	centre, v calibration.Point
 	votes     int
 	conf      float64
 }
@@ -547,7 +547,7 @@ func backs(reads []read) []*backHyp {
 		}
 		clash := false
 		for _, b := range out {
-			if b.centre.sub(h.centre).len() < backClashMM {
+			if b.centre.Sub(h.centre).Len() < backClashMM {
 				clash = true
 			}
 		}
@@ -567,10 +567,10 @@ func backHyps(reads []read) []*backHyp {
 			continue
 		}
 		centres := backCentres(rd.at)
-		for _, h := range [2]struct{ c, v point2 }{{centres[0], rd.at.V}, {centres[1], rd.at.U}} {
+		for _, h := range [2]struct{ c, v calibration.Point }{{centres[0], rd.at.V}, {centres[1], rd.at.U}} {
 			matched := false
 			for _, x := range hyps {
-				if x.centre.sub(h.c).len() < sameBackMM {
+				if x.centre.Sub(h.c).Len() < sameBackMM {
 					x.votes++
 					x.conf = math.Max(x.conf, rd.res.Confidence)
 					matched = true
@@ -589,7 +589,7 @@ func backHyps(reads []read) []*backHyp {
 type face struct {
 	card      cards.Card
 	conf      float64
-	centre, v point2
+	centre, v calibration.Point
 }
 
 // turnedReading reports whether h is g's card seen at a corner of the
@@ -601,10 +601,10 @@ func turnedReading(g, h face) bool {
 	if h.conf >= g.conf || (h.card != g.card && h.conf >= Confident) {
 		return false
 	}
-	v := g.v.unit()
-	u := point2{-v.Y, v.X}
-	d := h.centre.sub(g.centre)
-	return math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, h.v.unit())) < 0.5
+	v := g.v.Unit()
+	u := pt(-v.Y, v.X)
+	d := h.centre.Sub(g.centre)
+	return math.Abs(math.Abs(dot(d, u))-turnedOff) < 5 && math.Abs(math.Abs(dot(d, v))-turnedOff) < 5 && math.Abs(dot(v, h.v.Unit())) < 0.5
 }
 
 // bodyOnPaper reports whether the body of the card whose index corner is
@@ -614,10 +614,10 @@ func turnedReading(g, h face) bool {
 // centre and at four points towards its corners, inside its pip area: the
 // index columns along the long edges are left out, as their ink reaches
 // the edge in some decks, where the outline of the paper has notches.
-func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
-	c := at.P.add(at.U.scale(cardW / 2)).add(at.V.scale(cardH / 2))
+func bodyOnPaper(at corner, onPaper func(calibration.Point) bool) bool {
+	c := at.P.Add(at.U.Scale(cardW / 2)).Add(at.V.Scale(cardH / 2))
 	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
-		if !onPaper(c.add(at.U.scale(k[0] * cardW)).add(at.V.scale(k[1] * cardH))) {
+		if !onPaper(c.Add(at.U.Scale(k[0] * cardW)).Add(at.V.Scale(k[1] * cardH))) {
 			return false
 		}
 	}
@@ -626,10 +626,10 @@ func bodyOnPaper(at corner, onPaper func(point2) bool) bool {
 
 // backCentres returns the centres of the card back that corner c could
 // be a corner of: with its short edge along U, and along V.
-func backCentres(c corner) [2]point2 {
-	return [2]point2{
-		c.P.add(c.U.scale(cardW / 2)).add(c.V.scale(cardH / 2)),
-		c.P.add(c.U.scale(cardH / 2)).add(c.V.scale(cardW / 2)),
+func backCentres(c corner) [2]calibration.Point {
+	return [2]calibration.Point{
+		c.P.Add(c.U.Scale(cardW / 2)).Add(c.V.Scale(cardH / 2)),
+		c.P.Add(c.U.Scale(cardH / 2)).Add(c.V.Scale(cardW / 2)),
 	}
 }
 
@@ -647,7 +647,7 @@ func backPartner(cs []corner, i int) bool {
 			continue
 		}
 		for _, p := range backCentres(c) {
-			if p.sub(mine[0]).len() < sameBackMM || p.sub(mine[1]).len() < sameBackMM {
+			if p.Sub(mine[0]).Len() < sameBackMM || p.Sub(mine[1]).Len() < sameBackMM {
 				return true
 			}
 		}
@@ -656,19 +656,19 @@ func backPartner(cs []corner, i int) bool {
 }
 
 // observation builds a card seen at centre with its long edge along v.
-func (d *Detector) observation(c cards.Card, conf float64, down bool, centre, v point2) Observation {
-	v = v.unit()
-	u := point2{-v.Y, v.X} // along the short edge
+func (d *Detector) observation(c cards.Card, conf float64, down bool, centre, v calibration.Point) Observation {
+	v = v.Unit()
+	u := pt(-v.Y, v.X) // along the short edge
 	o := Observation{
 		Card: c, Confidence: conf, FaceDown: down,
-		Center: calibration.Point{X: centre.X, Y: centre.Y},
+		Center: centre,
 		Angle:  math.Atan2(v.Y, v.X) * 180 / math.Pi,
 	}
 	for i, k := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
-		p := centre.add(u.scale(k[0] * cardW / 2)).add(v.scale(k[1] * cardH / 2))
-		o.Quad[i] = calibration.Point{X: p.X, Y: p.Y}
+		p := centre.Add(u.Scale(k[0] * cardW / 2)).Add(v.Scale(k[1] * cardH / 2))
+		o.Quad[i] = p
 		x, y := d.cal.ToImage(o.Quad[i])
-		o.ImageQuad[i] = [2]float64{x, y}
+		o.ImageQuad[i] = pt(x, y)
 		o.Clipped = o.Clipped || !d.inPicture(x, y)
 	}
 	return o

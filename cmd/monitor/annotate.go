@@ -94,7 +94,7 @@ func (a *annotator) Frame(src gocv.Mat, obs vision.Frame, pl *pipeline.Pipeline)
 		}
 		var pts []image.Point
 		for _, q := range o.ImageQuad {
-			pts = append(pts, image.Pt(int(q[0]), int(q[1])))
+			pts = append(pts, image.Pt(int(q.X), int(q.Y)))
 		}
 		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
 		gocv.Polylines(&a.canvas, pv, true, ink, thick+1)

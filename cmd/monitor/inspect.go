@@ -94,7 +94,7 @@ type inspector struct {
 }
 
 func (in *inspector) near(p calibration.Point) bool {
-	return in.at == nil || math.Hypot(p.X-in.at.X, p.Y-in.at.Y) <= in.radius
+	return in.at == nil || p.Sub(*in.at).Len() <= in.radius
 }
 
 // frame prints the readings and cards of one frame the pipeline read,

@@ -280,12 +280,13 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 
 // Frame tells systemd's watchdog that frames flow, notes the frame's wall
 // time (for the broker gaps a round lived through), counts the frames the
-// camera dropped, and puts every frame into the evidence clips, read or
-// not.
+// camera dropped and the pipeline's work, and puts every frame into the
+// evidence clips, read or not.
 func (l *live) Frame(at driver.At, f driver.Frame) error {
 	l.alive.Frame(at.Pipeline != nil && at.Pipeline.Calibration() != nil)
 	l.gaps.frame(at.Index, f.Time)
 	l.met.dropped.Add(float64(f.Dropped))
+	l.met.pipeline(at.Pipeline.Stats())
 	if l.ev != nil {
 		if err := l.ev.Add(f.Mat, at.T); err != nil {
 			l.met.evidenceErr.Inc()
@@ -350,7 +351,7 @@ func (l *live) Results(ctx context.Context, now driver.At, results []pipeline.Re
 		// Alerts are counted as the broker acknowledges them (metrics.sent).
 		l.met.rounds.Inc()
 		for _, a := range res.Alerts {
-			fmt.Fprintf(l.stdout, "ALERT %s [%s] round %s seat %d %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, a.Detail)
+			printAlert(l.stdout, a)
 		}
 	}
 	return nil

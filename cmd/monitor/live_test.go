@@ -283,15 +283,7 @@ func TestLiveMatchesReplay(t *testing.T) {
 			}
 		}
 	}
-	if c := met[`bjmonitor_controller_events_total{result="malformed"}`]; c != 3 {
-		t.Errorf("malformed controller messages counted: %v, want 3", c)
-	}
-	if c := met[`bjmonitor_controller_events_total{result="unknown_type"}`]; c != 2 {
-		t.Errorf("controller messages of unknown type counted: %v, want 2", c)
-	}
-	if a := sum(met, "bjmonitor_alerts_total"); a != 10 {
-		t.Errorf("alerts_total %v, want 10", a)
-	}
+	checkSampleMetrics(t, met)
 	if len(available) == 0 || available[0] != "online" || available[len(available)-1] != "stopped" {
 		t.Errorf("available went %v; want online … stopped", available)
 	}
@@ -385,6 +377,28 @@ func TestReplayPublishSurvivesBrokerOutage(t *testing.T) {
 	}
 	t.Logf("tried: broker stopped after the first alert, restarted once all %d were raised; survived: %d messages, %d distinct alerts, all %d raised ones present",
 		len(want), len(before)+len(msgs), len(ids), len(want))
+}
+
+// checkSampleMetrics checks the metrics of the sample's live run, with
+// its 3 malformed controller messages and 2 of unknown type.
+func checkSampleMetrics(t *testing.T, met map[string]float64) {
+	t.Helper()
+	if c := met[`bjmonitor_controller_events_total{result="malformed"}`]; c != 3 {
+		t.Errorf("malformed controller messages counted: %v, want 3", c)
+	}
+	if c := met[`bjmonitor_controller_events_total{result="unknown_type"}`]; c != 2 {
+		t.Errorf("controller messages of unknown type counted: %v, want 2", c)
+	}
+	if a := sum(met, "bjmonitor_alerts_total"); a != 10 {
+		t.Errorf("alerts_total %v, want 10", a)
+	}
+	// Every round ended: no controller event was dropped.
+	if c, ok := met[`bjmonitor_controller_events_total{result="dropped"}`]; !ok || c != 0 {
+		t.Errorf("dropped controller events: %v (exported: %v), want 0", c, ok)
+	}
+	if z, c := met["bjmonitor_zones_read_total"], met["bjmonitor_crops_read_total"]; z == 0 || c == 0 {
+		t.Errorf("zones read %v, crops read %v: want some of each", z, c)
+	}
 }
 
 func payloads(ms []mqtttest.Message) []string {

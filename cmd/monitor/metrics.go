@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"bjmonitor/pipeline"
 	"bjmonitor/publish"
 )
 
@@ -36,6 +37,10 @@ type metrics struct {
 	sentRecords                *prometheus.CounterVec
 	controller                 *prometheus.CounterVec
 	evidenceErr                prometheus.Counter
+	zones, crops               prometheus.Counter
+	// seen is the pipeline's work counted so far: the counters above
+	// advance by what a frame added.
+	seen pipeline.Stats
 }
 
 // gauges are read from the components that own them, at scrape time.
@@ -74,11 +79,16 @@ func newMetrics(g gauges) *metrics {
 		sentRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "records_sent_total",
 			Help: "Round, outcome and alert records the broker has acknowledged, by type."}, []string{"type"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
-			Help: "Controller messages received, by result (ok, malformed, unknown_type, too_large: over 64 KiB)."}, []string{"result"}),
+			Help: "Controller messages received, by result (ok, malformed, unknown_type, too_large: over 64 KiB), and ok ones dropped later (dropped: their round never ended while many later ones did)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
+		zones: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "zones_read_total",
+			Help: "Table zones read afresh: a zone is read again only when its picture changed."}),
+		crops: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "crops_read_total",
+			Help: "Card corner crops the model read (the others kept an earlier reading)."}),
 	}
 	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.sentRecords, m.controller, m.evidenceErr,
+		m.zones, m.crops,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "outbox_depth",
 			Help: "Results waiting for the broker."}, g.outboxDepth),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "unwritten_records", ConstLabels: prometheus.Labels{"file": "outbox"},
@@ -99,7 +109,7 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type", "too_large"} {
+	for _, r := range []string{"ok", "malformed", "unknown_type", "too_large", "dropped"} {
 		m.controller.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
@@ -123,6 +133,14 @@ func (m *metrics) sent(kind string, payload []byte) {
 		a.Kind, a.Severity = "unknown", "unknown" // an alert all the same
 	}
 	m.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
+}
+
+// pipeline advances the counters of the pipeline's work to its stats now.
+func (m *metrics) pipeline(now pipeline.Stats) {
+	m.zones.Add(float64(now.Vision.Zones - m.seen.Vision.Zones))
+	m.crops.Add(float64(now.Vision.Crops - m.seen.Vision.Crops))
+	m.controller.WithLabelValues("dropped").Add(float64(now.DroppedEvents - m.seen.DroppedEvents))
+	m.seen = now
 }
 
 // serve serves /metrics on addr until ctx ends. The listener is opened

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"bjmonitor/alerts"
 	"bjmonitor/calibration"
 	"bjmonitor/capture"
 	"bjmonitor/controller"
@@ -264,7 +265,7 @@ func (r *replay) Results(ctx context.Context, at driver.At, results []pipeline.R
 		}
 		for _, a := range res.Alerts {
 			if !r.quiet {
-				fmt.Fprintf(r.m.Stdout, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
+				printAlert(r.m.Stdout, a)
 			}
 			if r.ann != nil && at.Pipeline.Calibration() != nil {
 				r.ann.Alert(a)
@@ -274,6 +275,13 @@ func (r *replay) Results(ctx context.Context, at driver.At, results []pipeline.R
 	return nil
 }
 
+// printAlert prints an alert as one line, for a person watching the
+// monitor's output: replay and live print the same.
+func printAlert(w io.Writer, a alerts.Alert) {
+	fmt.Fprintf(w, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
+}
+
+// clock writes video time s as minutes and seconds, 1:02.5.
 func clock(s float64) string {
 	m := int(s) / 60
 	return fmt.Sprintf("%d:%04.1f", m, s-float64(m*60))

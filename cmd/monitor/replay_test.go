@@ -9,6 +9,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"bjmonitor/alerts"
 	"bjmonitor/calibration"
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/video"
@@ -211,5 +212,24 @@ func TestReplayMissingModel(t *testing.T) {
 				t.Errorf("error %v, want a ConfigError naming %s", err, field)
 			}
 		})
+	}
+}
+
+// TestPrintAlert: the one line replay and live print for an alert.
+func TestPrintAlert(t *testing.T) {
+	for _, tt := range []struct {
+		alert alerts.Alert
+		want  string
+	}{
+		{alerts.Alert{Kind: "overpaid", Severity: alerts.Mismatch, Round: "1842", Seat: 3, Bet: "21+3", Time: 62.54, Detail: "paid $45.00, but lose pays $0.00"},
+			"ALERT overpaid [mismatch] round 1842 seat 3 21+3 at 1:02.5: paid $45.00, but lose pays $0.00\n"},
+		{alerts.Alert{Kind: "unjudged", Severity: alerts.Review, Round: "7", Seat: 1, Bet: "blazing7s", Time: 4, Detail: "cards not seen"},
+			"ALERT unjudged [review] round 7 seat 1 blazing7s at 0:04.0: cards not seen\n"},
+	} {
+		var b strings.Builder
+		printAlert(&b, tt.alert)
+		if b.String() != tt.want {
+			t.Errorf("printAlert(%s) = %q, want %q", tt.alert.Kind, b.String(), tt.want)
+		}
 	}
 }

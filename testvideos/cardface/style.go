@@ -11,8 +11,8 @@ import (
 
 // Card size in mm.
 const (
-	cardW = 63.0
-	cardH = 88.0
+	cardW = cards.Width
+	cardH = cards.Length
 )
 
 // The index must fit the corner crop the card index model reads (20 ×

@@ -169,105 +169,143 @@ func testHeldOutDecks(t *testing.T, clf reader) {
 		t.Fatal(err)
 	}
 	defer art.Close()
-	cr := NewCropper()
-	defer cr.Close()
+	h := &heldOut{t: t, clf: clf, art: art, cr: NewCropper(), low: low}
+	defer h.cr.Close()
 	for _, px := range []float64{1.5, 3} {
-		var cardN, cardOK, cardLow, cardConfWrong, negN, negOK, negConfWrong int
+		var all tally
 		for _, deck := range clf.Metadata().HeldOutDecks {
 			if !slices.ContainsFunc(decks, func(d cardart.Deck) bool { return d.Name == deck }) {
 				t.Skipf("held-out deck %s is not installed", deck)
 			}
-			var dn, dok, dlow, dcw, nn, nok, ncw int
-			var wrong []string
-			for _, c := range cards.Deck() {
-				face, err := art.Face(deck, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sc := renderCard(t, face, px)
-				for _, corner := range []string{"TL", "BR", "TR", "BL"} {
-					crop := gocv.NewMat()
-					if err := cr.Cut(sc.img, sc.frames[corner], &crop); err != nil {
-						t.Fatal(err)
-					}
-					r, err := classifyOne(clf, crop)
-					crop.Close()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if corner == "TL" || corner == "BR" {
-						dn++
-						if r.Card == c {
-							dok++
-						} else {
-							wrong = append(wrong, c.String()+" "+corner+" → "+r.String())
-							if r.Confidence >= low {
-								dcw++
-							}
-						}
-						if r.Confidence < low {
-							dlow++
-						}
-					} else {
-						nn++
-						if r.None() {
-							nok++
-						} else {
-							wrong = append(wrong, c.String()+" "+corner+" → "+r.String())
-							if r.Confidence >= low {
-								ncw++
-							}
-						}
-					}
-				}
-				sc.img.Close()
-			}
+			d := h.deck(deck, px)
 			t.Logf("%.1f px/mm %-13s cards %d/%d = %.2f%% right, %.2f%% below %.2f confidence; none %d/%d; wrong: %v",
-				px, deck, dok, dn, 100*float64(dok)/float64(dn), 100*float64(dlow)/float64(dn), low, nok, nn, wrong)
-			cardN, cardOK, cardLow, cardConfWrong = cardN+dn, cardOK+dok, cardLow+dlow, cardConfWrong+dcw
-			negN, negOK, negConfWrong = negN+nn, negOK+nok, negConfWrong+ncw
+				px, deck, d.cardOK, d.cardN, 100*float64(d.cardOK)/float64(d.cardN), 100*float64(d.cardLow)/float64(d.cardN), low, d.negOK, d.negN, d.wrong)
+			all.add(d)
 		}
-		back, err := art.Back()
+		all.add(h.back(px))
+		h.check(px, all)
+	}
+}
+
+// heldOut reads the held-out decks' corners with a model.
+type heldOut struct {
+	t   *testing.T
+	clf reader
+	art *cardart.Art
+	cr  *Cropper
+	low float64 // confidence below which a reading is doubtful
+}
+
+// tally counts corner readings: cards at index corners, none or back at
+// the others.
+type tally struct {
+	cardN, cardOK, cardLow, cardConfWrong int
+	negN, negOK, negConfWrong             int
+	wrong                                 []string
+}
+
+func (a *tally) add(b tally) {
+	a.cardN, a.cardOK, a.cardLow, a.cardConfWrong = a.cardN+b.cardN, a.cardOK+b.cardOK, a.cardLow+b.cardLow, a.cardConfWrong+b.cardConfWrong
+	a.negN, a.negOK, a.negConfWrong = a.negN+b.negN, a.negOK+b.negOK, a.negConfWrong+b.negConfWrong
+}
+
+// read cuts the crop at f out of img and reads it.
+func (h *heldOut) read(img gocv.Mat, f Frame) Result {
+	crop := gocv.NewMat()
+	defer crop.Close()
+	if err := h.cr.Cut(img, f, &crop); err != nil {
+		h.t.Fatal(err)
+	}
+	r, err := classifyOne(h.clf, crop)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return r
+}
+
+// deck reads every card of deck at px: its two index corners (TL, BR)
+// and its two corners without an index (TR, BL).
+func (h *heldOut) deck(deck string, px float64) tally {
+	var d tally
+	for _, c := range cards.Deck() {
+		face, err := h.art.Face(deck, c)
 		if err != nil {
-			t.Fatal(err)
+			h.t.Fatal(err)
 		}
-		sc := renderCard(t, back, px)
-		for _, f := range sc.frames {
-			crop := gocv.NewMat()
-			if err := cr.Cut(sc.img, f, &crop); err != nil {
-				t.Fatal(err)
-			}
-			r, err := classifyOne(clf, crop)
-			crop.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			negN++
-			if r.Back {
-				negOK++
-			} else if r.Confidence >= low {
-				negConfWrong++
+		sc := renderCard(h.t, face, px)
+		for _, corner := range []string{"TL", "BR", "TR", "BL"} {
+			r := h.read(sc.img, sc.frames[corner])
+			if corner == "TL" || corner == "BR" {
+				d.cardN++
+				if r.Card == c {
+					d.cardOK++
+				} else {
+					d.wrong = append(d.wrong, c.String()+" "+corner+" → "+r.String())
+					if r.Confidence >= h.low {
+						d.cardConfWrong++
+					}
+				}
+				if r.Confidence < h.low {
+					d.cardLow++
+				}
+			} else {
+				d.negN++
+				if r.None() {
+					d.negOK++
+				} else {
+					d.wrong = append(d.wrong, c.String()+" "+corner+" → "+r.String())
+					if r.Confidence >= h.low {
+						d.negConfWrong++
+					}
+				}
 			}
 		}
 		sc.img.Close()
-		acc, neg := float64(cardOK)/float64(cardN), float64(negOK)/float64(negN)
-		t.Logf("%.1f px/mm all held-out: cards %.2f%% right (%d), %.2f%% low confidence, %d wrong and confident; "+
-			"none/back %.2f%% right (%d), %d wrong and confident",
-			px, 100*acc, cardN, 100*float64(cardLow)/float64(cardN), cardConfWrong, 100*neg, negN, negConfWrong)
-		if acc < 0.995 {
-			t.Errorf("%.1f px/mm: held-out card accuracy %.2f%%, want ≥ 99.5%%", px, 100*acc)
+	}
+	return d
+}
+
+// back reads every corner of a card's back at px.
+func (h *heldOut) back(px float64) tally {
+	back, err := h.art.Back()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	sc := renderCard(h.t, back, px)
+	defer sc.img.Close()
+	var b tally
+	for _, f := range sc.frames {
+		r := h.read(sc.img, f)
+		b.negN++
+		if r.Back {
+			b.negOK++
+		} else if r.Confidence >= h.low {
+			b.negConfWrong++
 		}
-		// DESIGN.md: ≤ 0.1% wrong among confident reads. A wrong read at a
-		// corner without an index is as bad as a misread card.
-		if cardConfWrong+negConfWrong > 0 {
-			t.Errorf("%.1f px/mm: %d confident wrong reads (cards %d, none/back %d), want 0 of %d",
-				px, cardConfWrong+negConfWrong, cardConfWrong, negConfWrong, cardN+negN)
-		}
-		// A doubtful answer at a no-index corner is tolerable (the tracker
-		// ignores it); many of them would hide real cards in noise.
-		if neg < 0.9 {
-			t.Errorf("%.1f px/mm: held-out none/back accuracy %.2f%%, want ≥ 90%%", px, 100*neg)
-		}
+	}
+	return b
+}
+
+// check holds all held-out readings at px to the bars.
+func (h *heldOut) check(px float64, all tally) {
+	t := h.t
+	acc, neg := float64(all.cardOK)/float64(all.cardN), float64(all.negOK)/float64(all.negN)
+	t.Logf("%.1f px/mm all held-out: cards %.2f%% right (%d), %.2f%% low confidence, %d wrong and confident; "+
+		"none/back %.2f%% right (%d), %d wrong and confident",
+		px, 100*acc, all.cardN, 100*float64(all.cardLow)/float64(all.cardN), all.cardConfWrong, 100*neg, all.negN, all.negConfWrong)
+	if acc < 0.995 {
+		t.Errorf("%.1f px/mm: held-out card accuracy %.2f%%, want ≥ 99.5%%", px, 100*acc)
+	}
+	// DESIGN.md: ≤ 0.1% wrong among confident reads. A wrong read at a
+	// corner without an index is as bad as a misread card.
+	if all.cardConfWrong+all.negConfWrong > 0 {
+		t.Errorf("%.1f px/mm: %d confident wrong reads (cards %d, none/back %d), want 0 of %d",
+			px, all.cardConfWrong+all.negConfWrong, all.cardConfWrong, all.negConfWrong, all.cardN+all.negN)
+	}
+	// A doubtful answer at a no-index corner is tolerable (the tracker
+	// ignores it); many of them would hide real cards in noise.
+	if neg < 0.9 {
+		t.Errorf("%.1f px/mm: held-out none/back accuracy %.2f%%, want ≥ 90%%", px, 100*neg)
 	}
 }
 
