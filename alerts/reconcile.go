@@ -1,9 +1,11 @@
 package alerts
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"bjmonitor/cards"
 	"bjmonitor/controller"
@@ -24,6 +26,11 @@ const (
 	// Unjudged: a wager the monitor could not judge, because the cards it
 	// depends on were not all seen. Always severity review.
 	Unjudged = "unjudged"
+	// Procedure: an entry that breaks the dealer's procedure (a second
+	// payout for one seat and bet, a game_end while the round is still
+	// being dealt, a game_start inside an open round). It is never summed
+	// or obeyed blindly, and is always severity review.
+	Procedure = "procedure"
 )
 
 // Severities.
@@ -59,6 +66,26 @@ type Alert struct {
 	// Snapshot and Clip are the evidence files, when written.
 	Snapshot string `json:"snapshot,omitempty"`
 	Clip     string `json:"clip,omitempty"`
+	// Rule names the procedure a Procedure alert says was broken
+	// (ExtraPayout, EarlyGameEnd, StartInOpenRound).
+	Rule string `json:"rule,omitempty"`
+}
+
+// The procedures a Procedure alert names.
+const (
+	ExtraPayout      = "extra_payout"
+	EarlyGameEnd     = "early_game_end"
+	StartInOpenRound = "game_start_in_open_round"
+)
+
+// MarshalJSON writes the alert record; an alert resting on no cards lists
+// them as [], never null.
+func (a Alert) MarshalJSON() ([]byte, error) {
+	type plain Alert // no methods, so no recursion
+	if a.Cards == nil {
+		a.Cards = []CardRead{}
+	}
+	return json.Marshal(plain(a))
 }
 
 // CardRead is a card an alert is based on, and how sure its reading is.
@@ -115,12 +142,11 @@ const tolerance = 0.005
 func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]evaluator.Outcome, []Alert) {
 	g := r.Game()
 	var wagers []evaluator.Wager
-	type key struct {
-		seat int
-		bet  string
-	}
+	// A seat and bet is paid once: the first payout is the one judged,
+	// and any other is an alert of its own, never added to it.
 	paid := map[key]float64{}
 	var paidOrder []key
+	var extra []controller.Event
 	awards := map[int][]controller.Event{}
 	var meterReading *controller.Event
 	for i, e := range entries {
@@ -129,11 +155,17 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 			wagers = append(wagers, evaluator.Wager{Seat: e.Seat, Bet: evaluator.Bet(e.Bet), Amount: e.Amount})
 		case controller.Payout:
 			k := key{e.Seat, e.Bet}
-			if _, ok := paid[k]; !ok {
-				paidOrder = append(paidOrder, k)
+			if _, ok := paid[k]; ok {
+				extra = append(extra, e)
+				continue
 			}
-			paid[k] += e.Amount
+			paidOrder = append(paidOrder, k)
+			paid[k] = e.Amount
 		case controller.ProgressiveAward:
+			if len(awards[e.Seat]) > 0 {
+				extra = append(extra, e)
+				continue
+			}
 			awards[e.Seat] = append(awards[e.Seat], e)
 		case controller.Meter:
 			if e.Bet == string(evaluator.Blazing7s) {
@@ -143,13 +175,7 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 	}
 	var out []Alert
 	raise := func(a Alert, lowConf bool) {
-		a.Table, a.Round = rc.cfg.Table, r.ID
-		a.Frame, a.Time = r.EndFrame, float64(r.EndFrame)/rc.cfg.FPS
-		a.Severity = Mismatch
-		if lowConf || len(r.Doubts) > 0 || a.Kind == Unjudged {
-			a.Severity = Review
-		}
-		a.ID = fmt.Sprintf("%s:%s:%d:%s:%s", a.Table, a.Round, a.Seat, a.Bet, a.Kind)
+		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.Doubts) > 0)
 		out = append(out, a)
 	}
 
@@ -205,8 +231,69 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		// alert rather than one every round.
 		rc.meter.Set(meterReading.Amount)
 	}
+	out = append(out, rc.extraPayouts(r, extra, paid, awards)...)
 	slices.SortStableFunc(out, func(a, b Alert) int { return a.Seat - b.Seat })
 	return outcomes, out
+}
+
+// stamp fills in what every alert carries: the table, round and time, the
+// severity (review where doubt is true, and always for Unjudged and
+// Procedure) and the id, <table>:<round>:<seat>:<bet>:<kind>, to which a
+// Procedure alert adds its rule and a number of its own.
+func (rc *Reconciler) stamp(a *Alert, round string, frame int, doubt bool) {
+	a.Table, a.Round = rc.cfg.Table, round
+	a.Frame, a.Time = frame, float64(frame)/rc.cfg.FPS
+	a.Severity = Mismatch
+	if doubt || a.Kind == Unjudged || a.Kind == Procedure {
+		a.Severity = Review
+	}
+	a.ID = fmt.Sprintf("%s:%s:%d:%s:%s", a.Table, a.Round, a.Seat, a.Bet, a.Kind)
+	if a.Kind == Procedure {
+		a.ID += ":" + a.Rule
+	}
+}
+
+// ProcedureAlert returns a Procedure alert on round, raised at frame: an
+// entry of the controller that breaks the dealer's procedure. n tells
+// apart alerts of one rule on one round (1 for the first).
+func (rc *Reconciler) ProcedureAlert(round string, frame int, rule string, n int, detail string) Alert {
+	a := Alert{Bet: "", Kind: Procedure, Rule: rule, Detail: detail}
+	rc.stamp(&a, round, frame, true)
+	if n > 1 {
+		a.ID += ":" + strconv.Itoa(n)
+	}
+	return a
+}
+
+// extraPayouts raises a Procedure alert for each payout or progressive
+// award after the first for one seat and bet; the first is the one
+// judged.
+func (rc *Reconciler) extraPayouts(r tracker.Round, extra []controller.Event, paid map[key]float64, awards map[int][]controller.Event) []Alert {
+	var out []Alert
+	n := map[key]int{}
+	for _, e := range extra {
+		k := key{e.Seat, e.Bet}
+		first := paid[k]
+		if e.Type == controller.ProgressiveAward {
+			k.bet = string(evaluator.Blazing7s)
+			if len(awards[e.Seat]) > 0 {
+				first = awards[e.Seat][0].Amount
+			}
+		}
+		n[k]++
+		a := Alert{Seat: e.Seat, Bet: k.bet, Kind: Procedure, Rule: ExtraPayout, Entered: e.Amount,
+			Detail: fmt.Sprintf("seat %d %s: another payout of $%.2f after $%.2f; only the first is judged", e.Seat, k.bet, e.Amount, first)}
+		rc.stamp(&a, r.ID, r.EndFrame, true)
+		a.ID += ":" + strconv.Itoa(n[k]+1)
+		out = append(out, a)
+	}
+	return out
+}
+
+// key is a seat and bet.
+type key struct {
+	seat int
+	bet  string
 }
 
 // fixed compares a fixed-odds outcome with the amount paid.

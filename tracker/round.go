@@ -1,9 +1,11 @@
 package tracker
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
@@ -11,10 +13,13 @@ import (
 )
 
 type roundState struct {
-	id     string
-	start  int
-	dealer []*track
-	seats  []*seatState
+	id    string
+	start int
+	// untilCleared: the round ends when the table is cleared, whatever
+	// the controller says (EndWhenCleared).
+	untilCleared bool
+	dealer       []*track
+	seats        []*seatState
 	// order is every counted card in the order it was dealt.
 	order  []*track
 	doubts []string
@@ -100,6 +105,30 @@ type Card struct {
 	Clipped bool `json:"clipped,omitempty"`
 }
 
+// MarshalJSON writes the round record; a round, seat or hand with no
+// cards lists none as [], never null.
+func (r Round) MarshalJSON() ([]byte, error) {
+	type plain Round // no methods, so no recursion
+	p := plain(r)
+	p.Dealer = nonNil(p.Dealer)
+	p.Seats = nonNil(slices.Clone(p.Seats)) // cloned: r's own stay as they are
+	for si := range p.Seats {
+		s := &p.Seats[si]
+		s.Hands = nonNil(slices.Clone(s.Hands))
+		for hi := range s.Hands {
+			s.Hands[hi].Cards = nonNil(s.Hands[hi].Cards)
+		}
+	}
+	return json.Marshal(p)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // Game returns the round as the evaluator takes it.
 func (r Round) Game() game.Round {
 	g := game.Round{ID: r.ID}
@@ -146,6 +175,12 @@ func (r Round) LowConfidence(seat int, min float64) bool {
 func (t *Tracker) close(frame int, why string) Round {
 	rs := t.round
 	t.round = nil
+	if rs.id == "" {
+		// Cards held for a game_start that never came: the round is
+		// still published, under a name of the tracker's own.
+		t.autoRounds++
+		rs.id = "auto-" + strconv.Itoa(t.autoRounds)
+	}
 	r := t.build(rs, frame, why)
 	for _, tr := range t.tracks {
 		if tr.confirmed || tr.seat >= 0 {

@@ -452,7 +452,9 @@ func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeli
 			l.log.Error("results could not be queued for the broker", "err", err, "round", res.Round.ID, "results", string(b))
 		}
 		// Counted once queued: a round counted is on disk.
-		l.met.rounds.Inc()
+		if res.Rebuilt() {
+			l.met.rounds.Inc()
+		}
 		for _, a := range res.Alerts {
 			l.met.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
 		}

@@ -38,13 +38,16 @@ type outcomeRecord struct {
 	evaluator.Outcome
 }
 
-// write writes one round's records. An error means a record could not be
+// write writes one round's records: the round, if the monitor saw it
+// dealt (pipeline.Result.Rebuilt), its outcomes and its alerts. An error means a record could not be
 // stored (the results file, or the outbox): the caller stops, because
 // going on would lose results.
 func (w *results) write(ctx context.Context, res pipeline.Result) error {
-	w.rounds++
-	if err := w.record(ctx, alerts.RecordRound, res.Round.ID, res.Round); err != nil {
-		return err
+	if res.Rebuilt() {
+		w.rounds++
+		if err := w.record(ctx, alerts.RecordRound, res.Round.ID, res.Round); err != nil {
+			return err
+		}
 	}
 	for _, o := range res.Outcomes {
 		if err := w.record(ctx, alerts.RecordOutcome, res.Round.ID, outcomeRecord{res.Round.ID, o}); err != nil {
