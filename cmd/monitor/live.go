@@ -92,16 +92,23 @@ type live struct {
 
 // inbox holds the controller's events between paho's goroutine, which
 // delivers them, and the frame loop, which applies them between frames.
-// It never blocks paho and never drops an event.
+// It never blocks paho and never drops an event but a re-sent one.
 type inbox struct {
 	mu     sync.Mutex
 	events []controller.Event
+	dedup  controller.Dedup
 }
 
-func (b *inbox) put(e controller.Event) {
+// put queues e, unless it repeats an event already queued (the same seq):
+// it reports whether it did.
+func (b *inbox) put(e controller.Event) bool {
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dedup.Repeat(e) {
+		return false
+	}
 	b.events = append(b.events, e)
-	b.mu.Unlock()
+	return true
 }
 
 func (b *inbox) empty() bool {
@@ -118,8 +125,9 @@ func (b *inbox) take() []controller.Event {
 	return es
 }
 
-// onController parses one controller message. A malformed one, or one of a
-// type the monitor does not know, is logged, counted and skipped.
+// onController parses one controller message. A malformed one, one of a
+// type the monitor does not know, or a re-send (a seq seen already) is
+// logged, counted and skipped.
 func (l *live) onController(payload []byte) {
 	e, err := controller.Parse(payload)
 	if err != nil {
@@ -131,8 +139,12 @@ func (l *live) onController(payload []byte) {
 		l.log.Warn("controller message skipped", "err", err, "payload", truncate(payload, 200))
 		return
 	}
+	if !l.inbox.put(e) {
+		l.met.controller.WithLabelValues("repeated").Inc()
+		l.log.Info("controller message repeated: ignored", "seq", e.Seq, "type", e.Type, "round", e.Round)
+		return
+	}
 	l.met.controller.WithLabelValues("ok").Inc()
-	l.inbox.put(e)
 }
 
 func truncate(b []byte, n int) string {

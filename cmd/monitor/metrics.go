@@ -65,7 +65,7 @@ func newMetrics(g gauges) *metrics {
 		alerts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "alerts_total",
 			Help: "Alerts raised, by kind and severity."}, []string{"kind", "severity"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
-			Help: "Controller messages received, by result (ok, malformed, unknown_type)."}, []string{"result"}),
+			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 	}
@@ -84,7 +84,7 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type"} {
+	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated"} {
 		m.controller.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
