@@ -212,16 +212,23 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		}
 		rc.fixed(o, paid[k], base, low, raise)
 	}
+	// Where the monitor did not see the round start, a wager may have been
+	// entered before it began watching: a payout with no wager is left
+	// unjudged, saying so.
+	noWager, unseen := PaidWithoutWager, ""
+	if r.StartUnseen {
+		noWager, unseen = Unjudged, " (the monitor did not see this round start: it may have been entered before)"
+	}
 	for _, k := range paidOrder {
 		if !wagered[k] {
-			raise(Alert{Seat: k.seat, Bet: k.bet, Kind: PaidWithoutWager, Entered: paid[k],
-				Detail: fmt.Sprintf("$%.2f paid on %s at seat %d, where no %s wager was entered", paid[k], k.bet, k.seat, k.bet)}, false)
+			raise(Alert{Seat: k.seat, Bet: k.bet, Kind: noWager, Entered: paid[k],
+				Detail: fmt.Sprintf("$%.2f paid on %s at seat %d, where no %s wager was entered%s", paid[k], k.bet, k.seat, k.bet, unseen)}, false)
 		}
 	}
 	for seat, es := range awards { // awards at seats with no Blazing 7's wager
 		for _, e := range es {
-			raise(Alert{Seat: seat, Bet: string(evaluator.Blazing7s), Kind: PaidWithoutWager, Entered: e.Amount, EnteredAward: e.Award,
-				Detail: fmt.Sprintf("a %s progressive award of $%.2f at seat %d, which had no Blazing 7's wager", e.Award, e.Amount, seat)}, false)
+			raise(Alert{Seat: seat, Bet: string(evaluator.Blazing7s), Kind: noWager, Entered: e.Amount, EnteredAward: e.Award,
+				Detail: fmt.Sprintf("a %s progressive award of $%.2f at seat %d, which had no Blazing 7's wager%s", e.Award, e.Amount, seat, unseen)}, false)
 		}
 	}
 	if meterReading != nil && math.Abs(meterReading.Amount-rc.meter.Value()) > tolerance {

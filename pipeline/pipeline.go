@@ -118,8 +118,11 @@ type Pipeline struct {
 	// early counts the game_ends that came while their round was still
 	// being dealt, by round.
 	early map[string]int
-	frame int // the latest frame seen or event applied
-	last  Timings
+	// startUnseen are the rounds whose game_start the monitor did not see:
+	// their wagers may have been entered before it began watching.
+	startUnseen map[string]bool
+	frame       int // the latest frame seen or event applied
+	last        Timings
 }
 
 // New checks the configuration and opens the model. Calibration waits for
@@ -156,12 +159,13 @@ func New(cfg Config) (*Pipeline, error) {
 	rc := cfg.Reconcile
 	rc.FPS = cfg.FPS
 	return &Pipeline{
-		cfg:     cfg,
-		clf:     clf,
-		trk:     tracker.New(tcfg, cfg.Table, cfg.Rules),
-		rec:     alerts.NewReconciler(rc, cfg.Meter),
-		entries: map[string][]controller.Event{},
-		early:   map[string]int{},
+		cfg:         cfg,
+		clf:         clf,
+		trk:         tracker.New(tcfg, cfg.Table, cfg.Rules),
+		rec:         alerts.NewReconciler(rc, cfg.Meter),
+		entries:     map[string][]controller.Event{},
+		early:       map[string]int{},
+		startUnseen: map[string]bool{},
 	}, nil
 }
 

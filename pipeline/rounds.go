@@ -95,6 +95,7 @@ func (p *Pipeline) end(id string, frame int) []Result {
 	snap, ok := p.trk.Snapshot()
 	if !ok {
 		p.current = ""
+		p.startUnseen[id] = true
 		return p.judgeWithoutCards(id, frame, "the monitor did not see this round start; its cards were not tracked")
 	}
 	var out []Result
@@ -109,6 +110,7 @@ func (p *Pipeline) end(id string, frame int) []Result {
 	default:
 		// A round the tracker opened itself, from the cards in view.
 		p.trk.Claim(id, notSeenStart)
+		p.startUnseen[id] = true
 	}
 	p.current = id
 	if why := p.unfinished(snap); why != "" {
@@ -201,6 +203,7 @@ func (p *Pipeline) judgeWithoutCards(id string, frame int, why string) []Result 
 func (p *Pipeline) Flush() []Result {
 	if snap, ok := p.trk.Snapshot(); ok && p.current != "" && snap.ID != p.current {
 		p.trk.Claim(p.current, notSeenStart)
+		p.startUnseen[p.current] = true
 	}
 	out := p.finish(p.trk.Flush())
 	for _, id := range slices.Clone(p.order) {
@@ -229,6 +232,8 @@ func (p *Pipeline) finish(rounds []tracker.Round) []Result {
 		if rd.ID == p.current {
 			p.current = ""
 		}
+		rd.StartUnseen = p.startUnseen[rd.ID]
+		delete(p.startUnseen, rd.ID)
 		outcomes, found := p.rec.Round(rd, p.entries[rd.ID])
 		p.forget(rd.ID)
 		out = append(out, Result{Round: rd, Outcomes: outcomes, Alerts: found})

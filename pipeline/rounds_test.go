@@ -136,6 +136,10 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			dealRound(f)
 			f.event(wager, paid35, end)
 		}, "1000:underpaid:review", "1000"},
+		{"the monitor restarted mid-round, its wager lost", func(f *felt) {
+			dealRound(f)
+			f.event(paid35, end)
+		}, "1000:unjudged:review", "1000"},
 		{"a forged early game_end", func(f *felt) {
 			f.event(start, wager)
 			f.lay("TS", seat4[0])

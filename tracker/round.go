@@ -69,6 +69,10 @@ type Round struct {
 	Dealer     []Card   `json:"dealer"`
 	Seats      []Seat   `json:"seats"`
 	Doubts     []string `json:"doubts,omitempty"`
+	// StartUnseen: the monitor began watching after the round started
+	// (set by whoever knows: the controller's game_start was not seen), so
+	// a wager may have been entered that it never got.
+	StartUnseen bool `json:"-"`
 }
 
 // Seat is one player's hands.
