@@ -141,38 +141,8 @@ const tolerance = 0.005
 // entries are the controller's events for this round, in order.
 func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]evaluator.Outcome, []Alert) {
 	g := r.Game()
-	var wagers []evaluator.Wager
-	// A seat and bet is paid once: the first payout is the one judged,
-	// and any other is an alert of its own, never added to it.
-	paid := map[key]float64{}
-	var paidOrder []key
-	var extra []controller.Event
-	awards := map[int][]controller.Event{}
-	var meterReading *controller.Event
-	for i, e := range entries {
-		switch e.Type {
-		case controller.Wager:
-			wagers = append(wagers, evaluator.Wager{Seat: e.Seat, Bet: evaluator.Bet(e.Bet), Amount: e.Amount})
-		case controller.Payout:
-			k := key{e.Seat, e.Bet}
-			if _, ok := paid[k]; ok {
-				extra = append(extra, e)
-				continue
-			}
-			paidOrder = append(paidOrder, k)
-			paid[k] = e.Amount
-		case controller.ProgressiveAward:
-			if len(awards[e.Seat]) > 0 {
-				extra = append(extra, e)
-				continue
-			}
-			awards[e.Seat] = append(awards[e.Seat], e)
-		case controller.Meter:
-			if e.Bet == string(evaluator.Blazing7s) {
-				meterReading = &entries[i]
-			}
-		}
-	}
+	e := sortEntries(entries)
+	wagers, paid, paidOrder, awards, meterReading := e.wagers, e.paid, e.paidOrder, e.awards, e.meter
 	var out []Alert
 	raise := func(a Alert, lowConf bool) {
 		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.Doubts) > 0)
@@ -238,7 +208,7 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		// alert rather than one every round.
 		rc.meter.Set(meterReading.Amount)
 	}
-	out = append(out, rc.extraPayouts(r, extra, paid, awards)...)
+	out = append(out, rc.extraPayouts(r, e)...)
 	slices.SortStableFunc(out, func(a, b Alert) int { return a.Seat - b.Seat })
 	return outcomes, out
 }
@@ -275,21 +245,18 @@ func (rc *Reconciler) ProcedureAlert(round string, frame int, rule string, n int
 // extraPayouts raises a Procedure alert for each payout or progressive
 // award after the first for one seat and bet; the first is the one
 // judged.
-func (rc *Reconciler) extraPayouts(r tracker.Round, extra []controller.Event, paid map[key]float64, awards map[int][]controller.Event) []Alert {
+func (rc *Reconciler) extraPayouts(r tracker.Round, e entered) []Alert {
 	var out []Alert
 	n := map[key]int{}
-	for _, e := range extra {
-		k := key{e.Seat, e.Bet}
-		first := paid[k]
-		if e.Type == controller.ProgressiveAward {
-			k.bet = string(evaluator.Blazing7s)
-			if len(awards[e.Seat]) > 0 {
-				first = awards[e.Seat][0].Amount
-			}
+	for _, ev := range e.extra {
+		k := key{ev.Seat, ev.Bet}
+		first := e.paid[k]
+		if ev.Type == controller.ProgressiveAward {
+			k.bet, first = string(evaluator.Blazing7s), e.firstAward[ev.Seat]
 		}
 		n[k]++
-		a := Alert{Seat: e.Seat, Bet: k.bet, Kind: Procedure, Rule: ExtraPayout, Entered: e.Amount,
-			Detail: fmt.Sprintf("seat %d %s: another payout of $%.2f after $%.2f; only the first is judged", e.Seat, k.bet, e.Amount, first)}
+		a := Alert{Seat: ev.Seat, Bet: k.bet, Kind: Procedure, Rule: ExtraPayout, Entered: ev.Amount,
+			Detail: fmt.Sprintf("seat %d %s: another payout of $%.2f after $%.2f; only the first is judged", ev.Seat, k.bet, ev.Amount, first)}
 		rc.stamp(&a, r.ID, r.EndFrame, true)
 		a.ID += ":" + strconv.Itoa(n[k]+1)
 		out = append(out, a)
@@ -301,6 +268,54 @@ func (rc *Reconciler) extraPayouts(r tracker.Round, extra []controller.Event, pa
 type key struct {
 	seat int
 	bet  string
+}
+
+// entered is what the controller entered for a round, by kind.
+type entered struct {
+	wagers []evaluator.Wager
+	// paid is each seat and bet's first payout, in paidOrder; extra the
+	// payouts and progressive awards after the first for one seat and bet.
+	paid      map[key]float64
+	paidOrder []key
+	extra     []controller.Event
+	awards    map[int][]controller.Event // the first award at each seat
+	// firstAward is the amount of each seat's first award, as awards
+	// is consumed while judging.
+	firstAward map[int]float64
+	meter      *controller.Event // the last Blazing 7's meter reading
+}
+
+// sortEntries sorts a round's entries by kind. A seat and bet is paid
+// once: the first payout is the one judged, and any other is an alert of
+// its own, never added to it.
+func sortEntries(entries []controller.Event) entered {
+	e := entered{paid: map[key]float64{}, awards: map[int][]controller.Event{}, firstAward: map[int]float64{}}
+	for i, ev := range entries {
+		switch ev.Type {
+		case controller.Wager:
+			e.wagers = append(e.wagers, evaluator.Wager{Seat: ev.Seat, Bet: evaluator.Bet(ev.Bet), Amount: ev.Amount})
+		case controller.Payout:
+			k := key{ev.Seat, ev.Bet}
+			if _, ok := e.paid[k]; ok {
+				e.extra = append(e.extra, ev)
+				continue
+			}
+			e.paidOrder = append(e.paidOrder, k)
+			e.paid[k] = ev.Amount
+		case controller.ProgressiveAward:
+			if len(e.awards[ev.Seat]) > 0 {
+				e.extra = append(e.extra, ev)
+				continue
+			}
+			e.awards[ev.Seat] = append(e.awards[ev.Seat], ev)
+			e.firstAward[ev.Seat] = ev.Amount
+		case controller.Meter:
+			if ev.Bet == string(evaluator.Blazing7s) {
+				e.meter = &entries[i]
+			}
+		}
+	}
+	return e
 }
 
 // fixed compares a fixed-odds outcome with the amount paid.
