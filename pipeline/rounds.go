@@ -61,8 +61,11 @@ const maxPending = 16
 
 // start opens round id. A game_start inside a round the controller opened
 // and never ended is an alert of its own; that round is judged as it
-// stands.
+// stands. A game_start for a round already judged is ignored.
 func (p *Pipeline) start(id string, frame int) []Result {
+	if slices.Contains(p.judged, id) {
+		return nil // a re-send of a round's game_start, once it is over
+	}
 	if id == p.current {
 		// The round is already in play (its entries came first, or the
 		// same game_start came again): the cards being rebuilt are its.

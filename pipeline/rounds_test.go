@@ -173,6 +173,11 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			dealRound(f)
 			f.event(paid35, paid10, end)
 		}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
+		{"game_start and game_end sent again after the round", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, end, start, end)
+		}, "1000:underpaid:mismatch", "1000"},
 		{"a game_start inside an open round", func(f *felt) {
 			f.event(start, wager)
 			f.event(`{"type":"game_start","round":"1001"}`)
