@@ -75,8 +75,9 @@ func (p *Pipeline) start(id string, frame int) []Result {
 		return p.finish(p.trk.StartRound(id, frame))
 	}
 	open := p.current
+	ended := p.early[open] > 0 // its game_end came, early
 	out := p.finish(p.trk.StartRound(id, frame))
-	if open != "" && p.early[open] == 0 {
+	if open != "" && !ended {
 		out = append(out, p.judgeWithoutCards(open, frame, fmt.Sprintf("a game_start for round %s came before this round's game_end", id))...)
 		a := p.rec.ProcedureAlert(open, frame, alerts.StartInOpenRound, 1,
 			fmt.Sprintf("game_start for round %s while round %s was open: its game_end never came", id, open))
@@ -244,9 +245,11 @@ func (p *Pipeline) finish(rounds []tracker.Round) []Result {
 	return out
 }
 
-// forget drops round id's entries, once judged.
+// forget drops what the pipeline holds of round id, once judged.
 func (p *Pipeline) forget(id string) {
 	delete(p.entries, id)
+	delete(p.early, id)
+	delete(p.startUnseen, id)
 	p.order = slices.DeleteFunc(p.order, func(o string) bool { return o == id })
 	if !slices.Contains(p.judged, id) {
 		p.judged = append(p.judged, id)

@@ -163,6 +163,16 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			f.lay("2S", dealer[2])
 			f.event(paid35, end) // the real one ends the round
 		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+		{"an early game_end, then the next round's game_start", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.lay("7H", dealer[1])
+			f.event(end)
+			f.lay("2S", dealer[2])
+			f.event(paid35, `{"type":"game_start","round":"1001"}`)
+		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
 		{"a payout sent twice", func(f *felt) {
 			f.event(start, wager)
 			dealRound(f)
@@ -200,6 +210,9 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			f := &felt{tb: t, p: newPipeline(t)}
 			tt.play(f)
 			f.got = append(f.got, f.p.Flush()...)
+			if n := len(f.p.early) + len(f.p.startUnseen) + len(f.p.entries); n != 0 {
+				t.Errorf("%d things held for rounds after Flush", n)
+			}
 			rs := f.results()
 			gotAlerts, gotRounds := kinds(rs)
 			if gotAlerts != tt.alerts || gotRounds != tt.rounds {
