@@ -1,9 +1,11 @@
 package alerts
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"bjmonitor/cards"
 	"bjmonitor/controller"
@@ -24,6 +26,11 @@ const (
 	// Unjudged: a wager the monitor could not judge, because the cards it
 	// depends on were not all seen. Always severity review.
 	Unjudged = "unjudged"
+	// Procedure: an entry that breaks the dealer's procedure (a second
+	// payout for one seat and bet, a game_end while the round is still
+	// being dealt, a game_start inside an open round). It is never summed
+	// or obeyed blindly, and is always severity review.
+	Procedure = "procedure"
 )
 
 // Severities.
@@ -59,6 +66,26 @@ type Alert struct {
 	// Snapshot and Clip are the evidence files, when written.
 	Snapshot string `json:"snapshot,omitempty"`
 	Clip     string `json:"clip,omitempty"`
+	// Rule names the procedure a Procedure alert says was broken
+	// (ExtraPayout, EarlyGameEnd, StartInOpenRound).
+	Rule string `json:"rule,omitempty"`
+}
+
+// The procedures a Procedure alert names.
+const (
+	ExtraPayout      = "extra_payout"
+	EarlyGameEnd     = "early_game_end"
+	StartInOpenRound = "game_start_in_open_round"
+)
+
+// MarshalJSON writes the alert record; an alert resting on no cards lists
+// them as [], never null.
+func (a Alert) MarshalJSON() ([]byte, error) {
+	type plain Alert // no methods, so no recursion
+	if a.Cards == nil {
+		a.Cards = []CardRead{}
+	}
+	return json.Marshal(plain(a))
 }
 
 // CardRead is a card an alert is based on, and how sure its reading is.
@@ -114,42 +141,11 @@ const tolerance = 0.005
 // entries are the controller's events for this round, in order.
 func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]evaluator.Outcome, []Alert) {
 	g := r.Game()
-	var wagers []evaluator.Wager
-	type key struct {
-		seat int
-		bet  string
-	}
-	paid := map[key]float64{}
-	var paidOrder []key
-	awards := map[int][]controller.Event{}
-	var meterReading *controller.Event
-	for i, e := range entries {
-		switch e.Type {
-		case controller.Wager:
-			wagers = append(wagers, evaluator.Wager{Seat: e.Seat, Bet: evaluator.Bet(e.Bet), Amount: e.Amount})
-		case controller.Payout:
-			k := key{e.Seat, e.Bet}
-			if _, ok := paid[k]; !ok {
-				paidOrder = append(paidOrder, k)
-			}
-			paid[k] += e.Amount
-		case controller.ProgressiveAward:
-			awards[e.Seat] = append(awards[e.Seat], e)
-		case controller.Meter:
-			if e.Bet == string(evaluator.Blazing7s) {
-				meterReading = &entries[i]
-			}
-		}
-	}
+	e := sortEntries(entries)
+	wagers, paid, paidOrder, awards, meterReading := e.wagers, e.paid, e.paidOrder, e.awards, e.meter
 	var out []Alert
 	raise := func(a Alert, lowConf bool) {
-		a.Table, a.Round = rc.cfg.Table, r.ID
-		a.Frame, a.Time = r.EndFrame, float64(r.EndFrame)/rc.cfg.FPS
-		a.Severity = Mismatch
-		if lowConf || len(r.Doubts) > 0 || a.Kind == Unjudged {
-			a.Severity = Review
-		}
-		a.ID = fmt.Sprintf("%s:%s:%d:%s:%s", a.Table, a.Round, a.Seat, a.Bet, a.Kind)
+		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.Doubts) > 0)
 		out = append(out, a)
 	}
 
@@ -186,16 +182,23 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		}
 		rc.fixed(o, paid[k], base, low, raise)
 	}
+	// Where the monitor did not see the round start, a wager may have been
+	// entered before it began watching: a payout with no wager is left
+	// unjudged, saying so.
+	noWager, unseen := PaidWithoutWager, ""
+	if r.StartUnseen {
+		noWager, unseen = Unjudged, " (the monitor did not see this round start: it may have been entered before)"
+	}
 	for _, k := range paidOrder {
 		if !wagered[k] {
-			raise(Alert{Seat: k.seat, Bet: k.bet, Kind: PaidWithoutWager, Entered: paid[k],
-				Detail: fmt.Sprintf("$%.2f paid on %s at seat %d, where no %s wager was entered", paid[k], k.bet, k.seat, k.bet)}, false)
+			raise(Alert{Seat: k.seat, Bet: k.bet, Kind: noWager, Entered: paid[k],
+				Detail: fmt.Sprintf("$%.2f paid on %s at seat %d, where no %s wager was entered%s", paid[k], k.bet, k.seat, k.bet, unseen)}, false)
 		}
 	}
 	for seat, es := range awards { // awards at seats with no Blazing 7's wager
 		for _, e := range es {
-			raise(Alert{Seat: seat, Bet: string(evaluator.Blazing7s), Kind: PaidWithoutWager, Entered: e.Amount, EnteredAward: e.Award,
-				Detail: fmt.Sprintf("a %s progressive award of $%.2f at seat %d, which had no Blazing 7's wager", e.Award, e.Amount, seat)}, false)
+			raise(Alert{Seat: seat, Bet: string(evaluator.Blazing7s), Kind: noWager, Entered: e.Amount, EnteredAward: e.Award,
+				Detail: fmt.Sprintf("a %s progressive award of $%.2f at seat %d, which had no Blazing 7's wager%s", e.Award, e.Amount, seat, unseen)}, false)
 		}
 	}
 	if meterReading != nil && math.Abs(meterReading.Amount-rc.meter.Value()) > tolerance {
@@ -205,8 +208,114 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		// alert rather than one every round.
 		rc.meter.Set(meterReading.Amount)
 	}
+	out = append(out, rc.extraPayouts(r, e)...)
 	slices.SortStableFunc(out, func(a, b Alert) int { return a.Seat - b.Seat })
 	return outcomes, out
+}
+
+// stamp fills in what every alert carries: the table, round and time, the
+// severity (review where doubt is true, and always for Unjudged and
+// Procedure) and the id, <table>:<round>:<seat>:<bet>:<kind>, to which a
+// Procedure alert adds its rule and a number of its own.
+func (rc *Reconciler) stamp(a *Alert, round string, frame int, doubt bool) {
+	a.Table, a.Round = rc.cfg.Table, round
+	a.Frame, a.Time = frame, float64(frame)/rc.cfg.FPS
+	a.Severity = Mismatch
+	if doubt || a.Kind == Unjudged || a.Kind == Procedure {
+		a.Severity = Review
+	}
+	a.ID = fmt.Sprintf("%s:%s:%d:%s:%s", a.Table, a.Round, a.Seat, a.Bet, a.Kind)
+	if a.Kind == Procedure {
+		a.ID += ":" + a.Rule
+	}
+}
+
+// ProcedureAlert returns a Procedure alert on round, raised at frame: an
+// entry of the controller that breaks the dealer's procedure. n tells
+// apart alerts of one rule on one round (1 for the first).
+func (rc *Reconciler) ProcedureAlert(round string, frame int, rule string, n int, detail string) Alert {
+	a := Alert{Bet: "", Kind: Procedure, Rule: rule, Detail: detail}
+	rc.stamp(&a, round, frame, true)
+	if n > 1 {
+		a.ID += ":" + strconv.Itoa(n)
+	}
+	return a
+}
+
+// extraPayouts raises a Procedure alert for each payout or progressive
+// award after the first for one seat and bet; the first is the one
+// judged.
+func (rc *Reconciler) extraPayouts(r tracker.Round, e entered) []Alert {
+	var out []Alert
+	n := map[key]int{}
+	for _, ev := range e.extra {
+		k := key{ev.Seat, ev.Bet}
+		first := e.paid[k]
+		if ev.Type == controller.ProgressiveAward {
+			k.bet, first = string(evaluator.Blazing7s), e.firstAward[ev.Seat]
+		}
+		n[k]++
+		a := Alert{Seat: ev.Seat, Bet: k.bet, Kind: Procedure, Rule: ExtraPayout, Entered: ev.Amount,
+			Detail: fmt.Sprintf("seat %d %s: another payout of $%.2f after $%.2f; only the first is judged", ev.Seat, k.bet, ev.Amount, first)}
+		rc.stamp(&a, r.ID, r.EndFrame, true)
+		a.ID += ":" + strconv.Itoa(n[k]+1)
+		out = append(out, a)
+	}
+	return out
+}
+
+// key is a seat and bet.
+type key struct {
+	seat int
+	bet  string
+}
+
+// entered is what the controller entered for a round, by kind.
+type entered struct {
+	wagers []evaluator.Wager
+	// paid is each seat and bet's first payout, in paidOrder; extra the
+	// payouts and progressive awards after the first for one seat and bet.
+	paid      map[key]float64
+	paidOrder []key
+	extra     []controller.Event
+	awards    map[int][]controller.Event // the first award at each seat
+	// firstAward is the amount of each seat's first award, as awards
+	// is consumed while judging.
+	firstAward map[int]float64
+	meter      *controller.Event // the last Blazing 7's meter reading
+}
+
+// sortEntries sorts a round's entries by kind. A seat and bet is paid
+// once: the first payout is the one judged, and any other is an alert of
+// its own, never added to it.
+func sortEntries(entries []controller.Event) entered {
+	e := entered{paid: map[key]float64{}, awards: map[int][]controller.Event{}, firstAward: map[int]float64{}}
+	for i, ev := range entries {
+		switch ev.Type {
+		case controller.Wager:
+			e.wagers = append(e.wagers, evaluator.Wager{Seat: ev.Seat, Bet: evaluator.Bet(ev.Bet), Amount: ev.Amount})
+		case controller.Payout:
+			k := key{ev.Seat, ev.Bet}
+			if _, ok := e.paid[k]; ok {
+				e.extra = append(e.extra, ev)
+				continue
+			}
+			e.paidOrder = append(e.paidOrder, k)
+			e.paid[k] = ev.Amount
+		case controller.ProgressiveAward:
+			if len(e.awards[ev.Seat]) > 0 {
+				e.extra = append(e.extra, ev)
+				continue
+			}
+			e.awards[ev.Seat] = append(e.awards[ev.Seat], ev)
+			e.firstAward[ev.Seat] = ev.Amount
+		case controller.Meter:
+			if ev.Bet == string(evaluator.Blazing7s) {
+				e.meter = &entries[i]
+			}
+		}
+	}
+	return e
 }
 
 // fixed compares a fixed-odds outcome with the amount paid.

@@ -151,6 +151,12 @@ func TestAlertCases(t *testing.T) {
 			[]controller.Event{ev("wager", "21+3", 5, 5, "")}, []string{Unjudged}, "no cards"},
 		{"push 22 paid short", round("TH 6C 6D", "TS 9D"),
 			[]controller.Event{ev("wager", "push22", 3, 5, ""), ev("payout", "push22", 3, 50, "")}, []string{Underpaid}, "paid $50.00"},
+		{"a short payout topped up is still short", round("TH 6C 6D", "TS 9D"),
+			[]controller.Event{ev("wager", "push22", 3, 5, ""), ev("payout", "push22", 3, 50, ""), ev("payout", "push22", 3, 5, "")}, []string{Underpaid, Procedure}, "$50.00"},
+		{"a payout sent twice is judged once", round("2H 9C", "9H KH"),
+			[]controller.Event{ev("wager", "21+3", 3, 5, ""), ev("payout", "21+3", 3, 45, ""), ev("payout", "21+3", 3, 45, "")}, []string{Procedure}, "$45.00"},
+		{"a second award", round("TH", "7S 7C 7C"),
+			[]controller.Event{ev("wager", "blazing7s", 3, 1, ""), ev("progressive_award", "", 3, 100.02, "10%"), ev("progressive_award", "", 3, 100.02, "10%")}, []string{Procedure}, "after $100.02"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,10 @@
 // wagers, payouts, progressive awards and meter readings). They arrive as
 // one JSON object per MQTT message, or one per line of a replay log.
 //
-//	{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":21.0}
+//	{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":21.0,"seq":1207}
 //
+// seq, when there, numbers the table's events; a repeated seq is a re-send
+// (Dedup).
 // An event's time is either t, seconds from the first frame of the video,
 // or ts, an RFC 3339 timestamp. A payout amount is the win, not counting
 // the wager returned.
@@ -33,7 +35,11 @@ const (
 
 // Event is one controller event.
 type Event struct {
-	Type   string  `json:"type"`
+	Type string `json:"type"`
+	// Seq, when not 0, numbers the event among its table's: the
+	// controller increases it with each event, so a repeated Seq is a
+	// re-send of an event already taken (Dedup).
+	Seq    uint64  `json:"seq,omitempty"`
 	Round  string  `json:"round,omitempty"`
 	Seat   int     `json:"seat,omitempty"`
 	Bet    string  `json:"bet,omitempty"`
@@ -42,6 +48,42 @@ type Event struct {
 	// T is seconds from the first frame of the video; TS a wall-clock time.
 	T  *float64   `json:"t,omitempty"`
 	TS *time.Time `json:"ts,omitempty"`
+}
+
+// Dedup tells re-sent events from new ones by their Seq. It remembers
+// the last dedupWindow numbers it saw. The zero Dedup is ready; it is not
+// safe for concurrent use.
+type Dedup struct {
+	seen map[uint64]bool
+	ring []uint64 // the numbers in seen, oldest first once full
+	next int
+}
+
+// dedupWindow is how many event numbers Dedup remembers: hours of a
+// table's events, far more than a broker re-sends after a reconnect.
+const dedupWindow = 4096
+
+// Repeat reports whether e repeats an event seen already (the same Seq);
+// it remembers e's. An event without a Seq is never a repeat.
+func (d *Dedup) Repeat(e Event) bool {
+	if e.Seq == 0 {
+		return false
+	}
+	if d.seen[e.Seq] {
+		return true
+	}
+	if d.seen == nil {
+		d.seen = make(map[uint64]bool, dedupWindow)
+	}
+	if len(d.ring) < dedupWindow {
+		d.ring = append(d.ring, e.Seq)
+	} else {
+		delete(d.seen, d.ring[d.next])
+		d.ring[d.next] = e.Seq
+		d.next = (d.next + 1) % dedupWindow
+	}
+	d.seen[e.Seq] = true
+	return false
 }
 
 // At returns an event timed t seconds into the video.

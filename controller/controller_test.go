@@ -32,6 +32,9 @@ func TestParse(t *testing.T) {
 		{"seat as text", `{"type":"wager","round":"1","seat":"three","bet":"21+3","amount":5}`, ErrMalformed},
 		{"negative time", `{"type":"game_end","round":"1","t":-3}`, ErrMalformed},
 		{"bad timestamp", `{"type":"game_end","round":"1","ts":"yesterday"}`, ErrMalformed},
+		{"numbered", `{"type":"game_end","round":"1","seq":17}`, nil},
+		{"negative number", `{"type":"game_end","round":"1","seq":-1}`, ErrMalformed},
+		{"number as text", `{"type":"game_end","round":"1","seq":"17"}`, ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,5 +102,34 @@ func TestSortByTime(t *testing.T) {
 	want := "meter game_starta game_enda game_startb"
 	if strings.Join(got, " ") != want {
 		t.Errorf("SortByTime = %v, want %s (stable, untimed first)", got, want)
+	}
+}
+
+// TestDedup: a repeated seq is a re-send, an event without one never is,
+// and numbers older than the window are forgotten.
+func TestDedup(t *testing.T) {
+	var d Dedup
+	tests := []struct {
+		seq    uint64
+		repeat bool
+	}{
+		{1, false}, {2, false}, {1, true}, {0, false}, {0, false}, {3, false}, {2, true}, {3, true},
+	}
+	for i, tt := range tests {
+		if got := d.Repeat(Event{Type: Payout, Seq: tt.seq}); got != tt.repeat {
+			t.Errorf("event %d (seq %d): Repeat = %v, want %v", i, tt.seq, got, tt.repeat)
+		}
+	}
+	for n := uint64(4); n < 4+dedupWindow; n++ {
+		d.Repeat(Event{Seq: n})
+	}
+	if d.Repeat(Event{Seq: 1}) {
+		t.Error("seq 1 still remembered after a window of later events")
+	}
+	if !d.Repeat(Event{Seq: 3 + dedupWindow}) {
+		t.Error("the latest seq forgotten")
+	}
+	if len(d.seen) != dedupWindow || len(d.ring) != dedupWindow {
+		t.Errorf("remembers %d (ring %d), want %d", len(d.seen), len(d.ring), dedupWindow)
 	}
 }

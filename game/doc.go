@@ -10,7 +10,13 @@
 // back into the order the player received them (see Seat.Received), which
 // the Blazing 7's third-card rule needs.
 //
-//	r, err := game.ParseRound(data) // JSON, as the monitor writes it
+// The rules of the game are checked in one place, Round.Violations: the
+// tracker flags what it returns as doubts on the round it rebuilt, and
+// lowers the confidence of the cards each rests on.
+//
+//	for _, v := range r.Violations(rules) {
+//		log.Print(v) // "seat 3 hand 1: a card came after the hand busted"
+//	}
 //	for _, s := range r.Seats {
 //		first, second := s.FirstTwo()
 //		...

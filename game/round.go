@@ -131,16 +131,17 @@ func (s Seat) Lammers() int {
 	return n
 }
 
-// ErrRound is wrapped by every error that Validate and ParseRound return
-// for a round that cannot have happened.
+// ErrRound is wrapped by every error that Validate returns for a round
+// that cannot be laid out on a table.
 var ErrRound = errors.New("invalid round")
 
-// Validate checks that the round could have been dealt: valid cards, split
-// hands that name an earlier hand and came from a pair, doubled hands with
-// exactly three cards, and no cards after a hand busted.
+// Validate checks that the round is one a table can hold: every card a
+// card (or the zero Card, a card never read), each split hand naming an
+// earlier hand, and no seat listed twice. Whether the cards could have
+// been dealt that way is for Violations to say.
 func (r Round) Validate() error {
 	for i, c := range r.Dealer.Cards {
-		if !c.Valid() {
+		if !readOrUnread(c) {
 			return fmt.Errorf("%w: dealer card %d is not a card", ErrRound, i)
 		}
 	}
@@ -157,45 +158,21 @@ func (r Round) Validate() error {
 	return nil
 }
 
+func readOrUnread(c cards.Card) bool { return c.Valid() || c == cards.Card{} }
+
 func (s Seat) validate() error {
 	for i, h := range s.Hands {
 		for j, c := range h.Cards {
-			if !c.Valid() {
+			if !readOrUnread(c) {
 				return fmt.Errorf("hand %d card %d is not a card", i, j)
 			}
 		}
 		if i == 0 && h.SplitFrom != -1 {
 			return fmt.Errorf("hand 0 has split_from %d, want -1", h.SplitFrom)
 		}
-		if i > 0 {
-			if h.SplitFrom < 0 || h.SplitFrom >= i {
-				return fmt.Errorf("hand %d has split_from %d, want an earlier hand", i, h.SplitFrom)
-			}
-			if len(h.Cards) == 0 || len(s.Hands[h.SplitFrom].Cards) == 0 {
-				return fmt.Errorf("hand %d: a split hand and its parent each keep a card", i)
-			}
-			if p := s.Hands[h.SplitFrom].Cards[0]; !cards.IsPair([]cards.Card{p, h.Cards[0]}) {
-				return fmt.Errorf("hand %d: split from %s and %s, which are no pair", i, p, h.Cards[0])
-			}
-		}
-		if h.Doubled && len(h.Cards) != 3 {
-			return fmt.Errorf("hand %d is doubled with %d cards, want 3", i, len(h.Cards))
-		}
-		if n := len(h.Cards); n > 1 && cards.Score(h.Cards[:n-1]).Bust() {
-			return fmt.Errorf("hand %d has cards after it busted", i)
+		if i > 0 && (h.SplitFrom < 0 || h.SplitFrom >= i) {
+			return fmt.Errorf("hand %d has split_from %d, want an earlier hand", i, h.SplitFrom)
 		}
 	}
 	return nil
-}
-
-// ParseRound decodes a round from its JSON form and validates it.
-func ParseRound(data []byte) (Round, error) {
-	var r Round
-	if err := json.Unmarshal(data, &r); err != nil {
-		return Round{}, fmt.Errorf("%w: %v", ErrRound, err)
-	}
-	if err := r.Validate(); err != nil {
-		return Round{}, err
-	}
-	return r, nil
 }

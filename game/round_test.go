@@ -2,9 +2,7 @@ package game_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -68,8 +66,12 @@ func TestLammers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := seat(t, tt.hands...)
-			if err := (game.Round{Seats: []game.Seat{s}}).Validate(); err != nil {
+			r := game.Round{Seats: []game.Seat{s}}
+			if err := r.Validate(); err != nil {
 				t.Fatalf("test round invalid: %v", err)
+			}
+			if v := r.Violations(game.DefaultRules()); len(v) > 0 {
+				t.Fatalf("test round breaks the rules: %v", v)
 			}
 			if got := s.Lammers(); got != tt.want {
 				t.Errorf("Lammers() = %d, want %d", got, tt.want)
@@ -85,13 +87,12 @@ func TestValidate(t *testing.T) {
 		ok    bool
 	}{
 		{"plain", []string{"TS 6D 5C"}, true},
-		{"doubled with two cards", []string{"6S 5D double"}, false},
-		{"doubled with four cards", []string{"2S 3D 4C 5H double"}, false},
-		{"card after bust", []string{"TS 6D 8C 2H"}, false},
-		{"split of no pair", []string{"8S 3D", "9C TH split:0"}, false},
+		{"split", []string{"8S 3D", "8C TH split:0"}, true},
 		{"split from itself", []string{"8S 3D", "8C TH split:1"}, false},
+		{"split from a later hand", []string{"8S 3D", "8C TH split:2", "8H 2C split:0"}, false},
 		{"first hand split from another", []string{"8S 3D split:0"}, false},
-		{"kings and queens split", []string{"KS 3D", "QC TH split:0"}, true},
+		// Validate leaves the rules to Violations.
+		{"card after bust", []string{"TS 6D 8C 2H"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,9 +106,78 @@ func TestValidate(t *testing.T) {
 		})
 	}
 	dup := game.Round{Seats: []game.Seat{seat(t, "TS 6D"), seat(t, "9S 9D")}}
-	if err := dup.Validate(); err == nil {
-		t.Error("Validate() of a seat listed twice succeeded")
+	if err := dup.Validate(); !errors.Is(err, game.ErrRound) {
+		t.Errorf("Validate() of a seat listed twice = %v, want game.ErrRound", err)
 	}
+	unread := game.Round{Dealer: game.Dealer{Cards: []cards.Card{{}, cards.MustParse("TS")}}}
+	if err := unread.Validate(); err != nil {
+		t.Errorf("Validate() of a dealer card never read = %v, want nil", err)
+	}
+	bad := game.Round{Dealer: game.Dealer{Cards: []cards.Card{{Rank: 14, Suit: cards.Spades}}}}
+	if err := bad.Validate(); !errors.Is(err, game.ErrRound) {
+		t.Errorf("Validate() of rank 14 = %v, want game.ErrRound", err)
+	}
+}
+
+func TestViolations(t *testing.T) {
+	tests := []struct {
+		name   string
+		dealer string
+		hands  []string
+		want   []game.Violation
+	}{
+		{"plain", "TS 7D", []string{"TS 6D 5C"}, nil},
+		{"doubled with two cards", "TS 7D", []string{"6S 5D double"}, []game.Violation{
+			{Seat: 1, Hand: 0, Rule: game.DoubleTakesOne, Text: "seat 1 hand 0: doubled with 2 cards", Cards: places(1, 0, 2)},
+		}},
+		{"doubled with four cards", "TS 7D", []string{"2S 3D 4C 5H double"}, []game.Violation{
+			{Seat: 1, Hand: 0, Rule: game.DoubleTakesOne, Text: "seat 1 hand 0: doubled with 4 cards", Cards: places(1, 0, 4)},
+		}},
+		{"card after bust", "TS 7D", []string{"TS 6D 8C 2H"}, []game.Violation{
+			{Seat: 1, Hand: 0, Rule: game.NoCardAfterBust, Text: "seat 1 hand 0: a card came after the hand busted", Cards: places(1, 0, 4)},
+		}},
+		{"split of no pair", "TS 7D", []string{"8S 3D", "9C TH split:0"}, []game.Violation{
+			{Seat: 1, Hand: 1, Rule: game.SplitNeedsPair, Text: "seat 1 hand 1: split from 8S and 9C, which are no pair", Cards: []game.Place{{1, 0, 0}, {1, 1, 0}}},
+		}},
+		{"kings and queens split", "TS 7D", []string{"KS 3D", "QC TH split:0"}, nil},
+		{"a hand of one card", "TS 7D", []string{"8S 3D", "8C split:0"}, []game.Violation{
+			{Seat: 1, Hand: 1, Rule: game.TwoCards, Text: "seat 1 hand 1: 1 card(s), but every hand takes two", Cards: places(1, 1, 1)},
+		}},
+		{"dealer drew on 18", "TS 8D 2C", []string{"TS 9D"}, []game.Violation{
+			{Hand: -1, Rule: game.DealerStands, Text: "the dealer drew on 18", Cards: places(0, -1, 3)},
+		}},
+		{"dealer stopped on soft 17", "AS 6D", []string{"TS 9D"}, []game.Violation{
+			{Hand: -1, Rule: game.DealerDraws, Text: "the dealer stopped on 17", Cards: places(0, -1, 2)},
+		}},
+		{"dealer may stop when every hand busted", "TS 5D", []string{"TS 6D 8C"}, nil},
+		{"a dealer never read raises nothing", "XX XX", []string{"TS 9D"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d []cards.Card
+			for _, f := range strings.Fields(tt.dealer) {
+				c, _ := cards.Parse(f) // XX: never read
+				d = append(d, c)
+			}
+			r := game.Round{Dealer: game.Dealer{Cards: d}, Seats: []game.Seat{seat(t, tt.hands...)}}
+			got := r.Violations(game.DefaultRules())
+			if len(got) == 0 && len(tt.want) == 0 {
+				return
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Violations() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// places lists the n cards of seat s's hand h (h -1: the dealer's).
+func places(s, h, n int) []game.Place {
+	out := make([]game.Place, n)
+	for i := range out {
+		out[i] = game.Place{Seat: s, Hand: h, Card: i}
+	}
+	return out
 }
 
 func TestSettle(t *testing.T) {
@@ -164,63 +234,4 @@ func TestDealerHits(t *testing.T) {
 			t.Errorf("S17 DealerHits(%s) = %v, want %v", tt.cards, got, tt.s17)
 		}
 	}
-}
-
-func TestParseRoundGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/round-*.json")
-	if len(files) == 0 {
-		t.Fatal("no testdata/round-*.json")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = game.ParseRound(data)
-			wantErr := strings.Contains(f, "invalid")
-			if (err != nil) != wantErr {
-				t.Errorf("game.ParseRound(%s) = %v, want error %v", f, err, wantErr)
-			}
-		})
-	}
-}
-
-func FuzzParseRound(f *testing.F) {
-	files, _ := filepath.Glob("testdata/round-*.json")
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Add([]byte(`{"seats":[{"hands":[{"cards":["7S"],"split_from":-5}]}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := game.ParseRound(data)
-		if err != nil {
-			if !errors.Is(err, game.ErrRound) {
-				t.Fatalf("ParseRound error %v does not wrap game.ErrRound", err)
-			}
-			return
-		}
-		// A valid round must survive every accessor the evaluator uses.
-		r.Dealer.UpCard()
-		for _, s := range r.Seats {
-			got := s.Received()
-			total := 0
-			for _, h := range s.Hands {
-				total += len(h.Cards)
-				h.BustCard()
-			}
-			if len(s.Hands) > 0 && len(got) > total {
-				t.Fatalf("Received() has %d cards, the hands %d", len(got), total)
-			}
-			s.FirstTwo()
-			s.Lammers()
-			if !slices.Equal(got, s.Received()) {
-				t.Fatal("Received() is not repeatable")
-			}
-		}
-	})
 }

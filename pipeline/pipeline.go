@@ -20,13 +20,15 @@
 //	}
 //	results = append(results, p.Flush()...)
 //
+// The controller's events decide which round the cards belong to, but are
+// not obeyed blindly: see Event.
+//
 // A Pipeline is not safe for concurrent use: one goroutine feeds it.
 package pipeline
 
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"gocv.io/x/gocv"
@@ -112,11 +114,24 @@ type Pipeline struct {
 	// the round is reconciled.
 	entries map[string][]controller.Event
 	order   []string // entries' round ids, oldest first
+	// current is the round in play as the controller names it: the last
+	// game_start's, or the round its entries name when that game_start
+	// was not seen; "" between rounds.
 	current string
-	last    Timings
-	cutter  *classify.Cropper // made by the first CutCrop
-	// stats holds the work of the detectors closed so far (one for each
-	// calibration) and the events dropped.
+	// judged are the rounds reconciled lately, oldest first: a game_end
+	// for one of them comes too late to end anything.
+	judged []string
+	// early counts the game_ends that came while their round was still
+	// being dealt, by round.
+	early map[string]int
+	// startUnseen are the rounds whose game_start the monitor did not see:
+	// their wagers may have been entered before it began watching.
+	startUnseen map[string]bool
+	frame       int // the latest frame seen or event applied
+	last        Timings
+	cutter      *classify.Cropper // made by the first CutCrop
+	// stats holds the work of the detectors closed so far, one for each
+	// calibration.
 	stats Stats
 }
 
@@ -124,9 +139,6 @@ type Pipeline struct {
 type Stats struct {
 	// Vision sums the detector's work over every calibration.
 	Vision vision.Stats
-	// DroppedEvents counts controller events dropped because their round
-	// never ended while many later ones did.
-	DroppedEvents int
 }
 
 // Stats returns the counts of the pipeline's work so far.
@@ -196,11 +208,13 @@ func New(cfg Config) (*Pipeline, error) {
 	rc := cfg.Reconcile
 	rc.FPS = cfg.FPS
 	return &Pipeline{
-		cfg:     cfg,
-		clf:     clf,
-		trk:     tracker.New(tcfg, cfg.Table, cfg.Rules),
-		rec:     alerts.NewReconciler(rc, cfg.Meter),
-		entries: map[string][]controller.Event{},
+		cfg:         cfg,
+		clf:         clf,
+		trk:         tracker.New(tcfg, cfg.Table, cfg.Rules),
+		rec:         alerts.NewReconciler(rc, cfg.Meter),
+		entries:     map[string][]controller.Event{},
+		early:       map[string]int{},
+		startUnseen: map[string]bool{},
 	}, nil
 }
 
@@ -248,64 +262,6 @@ func (p *Pipeline) Timings() Timings { return p.last }
 // Snapshot is the round being rebuilt, as it stands.
 func (p *Pipeline) Snapshot() (tracker.Round, bool) { return p.trk.Snapshot() }
 
-// Event takes one controller event, due at frame. game_start and game_end
-// mark rounds; every other event is kept for its round's reconciliation (a
-// meter reading, which names no round, goes with the round in play).
-func (p *Pipeline) Event(e controller.Event, frame int) []Result {
-	switch e.Type {
-	case controller.GameStart:
-		done := p.finish(p.trk.StartRound(e.Round, frame))
-		p.current = e.Round
-		return done
-	case controller.GameEnd:
-		rd, ok := p.trk.EndRound(frame)
-		if !ok {
-			if len(p.entries[e.Round]) == 0 {
-				return nil
-			}
-			// Wagers were entered on a round the monitor never saw
-			// start (it started, or the camera came back, during the
-			// round): they are judged as unread, never dropped.
-			rd = tracker.Round{ID: e.Round, StartFrame: frame, EndFrame: frame,
-				Doubts: []string{"the monitor did not see this round start; its cards were not tracked"}}
-		}
-		if rd.ID == "" {
-			rd.ID = e.Round
-		}
-		return p.finish([]tracker.Round{rd})
-	}
-	id := e.Round
-	if id == "" {
-		id = p.current
-	}
-	if _, ok := p.entries[id]; !ok && len(p.entries) >= maxPending {
-		// Rounds that never ended (a lost game_end) must not pile up
-		// over months: the oldest one's entries go, counted.
-		p.dropOldest()
-	}
-	if _, ok := p.entries[id]; !ok {
-		p.order = append(p.order, id)
-	}
-	p.entries[id] = append(p.entries[id], e)
-	return nil
-}
-
-// maxPending bounds the rounds whose controller events wait for the round
-// to finish.
-const maxPending = 16
-
-func (p *Pipeline) dropOldest() {
-	for len(p.order) > 0 {
-		id := p.order[0]
-		p.order = p.order[1:]
-		if es, ok := p.entries[id]; ok {
-			p.stats.DroppedEvents += len(es)
-			delete(p.entries, id)
-			return
-		}
-	}
-}
-
 // Frame reads one frame (8-bit BGR, the calibrated size) at video time t
 // seconds. The first frame calibrates the camera. When that fails, the error
 // is calibration.Solve's, which wraps calibration.ErrCalibration and says
@@ -319,6 +275,7 @@ func (p *Pipeline) Frame(mat gocv.Mat, index int, t float64) (vision.Frame, []Re
 			return vision.Frame{}, nil, err
 		}
 	}
+	p.frame = max(p.frame, index)
 	t0 := time.Now()
 	obs, err := p.det.Detect(mat, index, t)
 	if err != nil {
@@ -368,29 +325,4 @@ func (p *Pipeline) CutCrop(src gocv.Mat, r vision.Reading, dst *gocv.Mat) error 
 		p.cutter = classify.NewCropper()
 	}
 	return p.cutter.Cut(src, r.Crop, dst)
-}
-
-// Flush closes the round still open, at the end of the video or on
-// shutdown, and reconciles it.
-func (p *Pipeline) Flush() []Result { return p.finish(p.trk.Flush()) }
-
-// Pending is the number of rounds whose controller events wait for the
-// round to finish.
-func (p *Pipeline) Pending() int { return len(p.entries) }
-
-func (p *Pipeline) finish(rounds []tracker.Round) []Result {
-	if len(rounds) == 0 {
-		return nil
-	}
-	out := make([]Result, 0, len(rounds))
-	for _, rd := range rounds {
-		if p.cfg.Doubts != nil {
-			rd.Doubts = append(rd.Doubts, p.cfg.Doubts(rd)...)
-		}
-		outcomes, found := p.rec.Round(rd, p.entries[rd.ID])
-		delete(p.entries, rd.ID)
-		p.order = slices.DeleteFunc(p.order, func(id string) bool { return id == rd.ID })
-		out = append(out, Result{Round: rd, Outcomes: outcomes, Alerts: found})
-	}
-	return out
 }

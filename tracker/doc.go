@@ -12,7 +12,9 @@
 //
 // Rounds begin and end with the controller's game_start and game_end
 // (StartRound, EndRound). Without a controller, a cleared table ends a
-// round. Each finished round is checked against the game's rules (a
+// round, as it does a round whose game_end came too early
+// (EndWhenCleared). A round the tracker opened itself, from the cards in
+// view, takes the controller's id once the controller names it (Claim). Each finished round is checked against the game's rules (a
 // doubled hand takes exactly one card, a split needs a pair, the dealer
 // draws to 17); what the rules cannot settle is flagged as a doubt and its
 // cards' confidence lowered.

@@ -1,9 +1,11 @@
 package tracker
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
@@ -11,10 +13,13 @@ import (
 )
 
 type roundState struct {
-	id     string
-	start  int
-	dealer []*track
-	seats  []*seatState
+	id    string
+	start int
+	// untilCleared: the round ends when the table is cleared, whatever
+	// the controller says (EndWhenCleared).
+	untilCleared bool
+	dealer       []*track
+	seats        []*seatState
 	// order is every counted card in the order it was dealt.
 	order  []*track
 	doubts []string
@@ -64,6 +69,10 @@ type Round struct {
 	Dealer     []Card   `json:"dealer"`
 	Seats      []Seat   `json:"seats"`
 	Doubts     []string `json:"doubts,omitempty"`
+	// StartUnseen: the monitor began watching after the round started
+	// (set by whoever knows: the controller's game_start was not seen), so
+	// a wager may have been entered that it never got.
+	StartUnseen bool `json:"-"`
 }
 
 // Seat is one player's hands.
@@ -98,6 +107,30 @@ type Card struct {
 	// Clipped: the card reached past the edge of the picture, where a
 	// card beside it could lie unseen.
 	Clipped bool `json:"clipped,omitempty"`
+}
+
+// MarshalJSON writes the round record; a round, seat or hand with no
+// cards lists none as [], never null.
+func (r Round) MarshalJSON() ([]byte, error) {
+	type plain Round // no methods, so no recursion
+	p := plain(r)
+	p.Dealer = nonNil(p.Dealer)
+	p.Seats = nonNil(slices.Clone(p.Seats)) // cloned: r's own stay as they are
+	for si := range p.Seats {
+		s := &p.Seats[si]
+		s.Hands = nonNil(slices.Clone(s.Hands))
+		for hi := range s.Hands {
+			s.Hands[hi].Cards = nonNil(s.Hands[hi].Cards)
+		}
+	}
+	return json.Marshal(p)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // Game returns the round as the evaluator takes it.
@@ -146,6 +179,12 @@ func (r Round) LowConfidence(seat int, min float64) bool {
 func (t *Tracker) close(frame int, why string) Round {
 	rs := t.round
 	t.round = nil
+	if rs.id == "" {
+		// Cards held for a game_start that never came: the round is
+		// still published, under a name of the tracker's own.
+		t.autoRounds++
+		rs.id = "auto-" + strconv.Itoa(t.autoRounds)
+	}
 	r := t.build(rs, frame, why)
 	for _, tr := range t.tracks {
 		if tr.confirmed || tr.seat >= 0 {
@@ -188,9 +227,9 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 		c := Card{Card: id, Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}
 		if !id.Valid() {
 			c.FaceDown = tr.downs > 0 && !tr.faceUp
-			c.Text = "??"
+			c.Text = unreadText
 			if c.FaceDown {
-				c.Text = "XX"
+				c.Text = faceDownText
 			}
 		} else {
 			c.Text = id.String()
@@ -243,90 +282,108 @@ func turnedInHand(hand []*track, i int) bool {
 }
 
 // settle applies the game's rules to the round: it marks doubles and
-// busts, and flags what the rules say cannot have happened, lowering the
-// confidence of the cards involved.
+// busts, and flags what the rules say cannot have happened (game.Round's
+// Violations) and what the picture could not show (a card never read, or
+// reaching past the picture's edge), lowering the confidence of the cards
+// involved.
 func (t *Tracker) settle(r *Round) {
-	doubt := func(cs []Card, format string, a ...any) {
-		r.Doubts = append(r.Doubts, fmt.Sprintf(format, a...))
-		for i := range cs {
-			cs[i].Confidence = min(cs[i].Confidence, 0.5)
-		}
-	}
 	for si := range r.Seats {
 		s := &r.Seats[si]
 		for hi := range s.Hands {
-			h := &s.Hands[hi]
-			var dropped []Card
-			h.Cards, dropped = dropMisreads(h.Cards)
-			for _, c := range dropped {
-				r.Doubts = append(r.Doubts, fmt.Sprintf("seat %d hand %d: %s (confidence %.2f) not counted: the hand could not take it", s.Seat, hi, c.Text, c.Confidence))
-			}
-			for i, c := range h.Cards {
-				if c.Sideways {
-					if i == 2 {
-						h.Doubled = true
-					} else {
-						doubt(h.Cards, "seat %d hand %d: card %d lies sideways, but a double takes the third card", s.Seat, hi, i+1)
-					}
-				}
-			}
-			if len(h.Cards) < 2 {
-				doubt(h.Cards, "seat %d hand %d: %d card(s), but every hand takes two", s.Seat, hi, len(h.Cards))
-			}
-			for i, c := range h.Cards {
-				if !c.Card.Valid() && !c.FaceDown {
-					doubt(h.Cards, "seat %d hand %d: card %d lies face up but was never read", s.Seat, hi, i+1)
-				}
-			}
-			if slices.ContainsFunc(h.Cards, func(c Card) bool { return c.Clipped }) {
-				doubt(h.Cards, "seat %d hand %d: a card reaches past the picture's edge, where more of the hand's cards may lie unseen", s.Seat, hi)
-			}
-			if h.Doubled && len(h.Cards) != 3 {
-				doubt(h.Cards, "seat %d hand %d: doubled with %d cards", s.Seat, hi, len(h.Cards))
-				h.Doubled = false
-			}
-			g := cardsOf(h.Cards)
-			sc := cards.Score(g)
-			h.Total, h.Busted = sc.Total, sc.Bust()
-			if n := len(g); n > 1 && cards.Score(g[:n-1]).Bust() {
-				doubt(h.Cards, "seat %d hand %d: a card came after the hand busted", s.Seat, hi)
-			}
-			if h.SplitFrom >= 0 && h.SplitFrom < hi && len(h.Cards) > 0 && len(s.Hands[h.SplitFrom].Cards) > 0 {
-				a, b := s.Hands[h.SplitFrom].Cards[0].Card, h.Cards[0].Card
-				if !cards.IsPair([]cards.Card{a, b}) {
-					doubt([]Card{}, "seat %d hand %d: split from %s and %s, which are no pair", s.Seat, hi, a, b)
-					s.Hands[h.SplitFrom].Cards[0].Confidence = min(s.Hands[h.SplitFrom].Cards[0].Confidence, 0.5)
-					h.Cards[0].Confidence = min(h.Cards[0].Confidence, 0.5)
-				}
-			}
+			r.Doubts = append(r.Doubts, settleHand(s.Seat, hi, &s.Hands[hi])...)
 		}
 	}
-	d := cardsOf(r.Dealer)
-	standing := false
-	for _, s := range r.Seats {
-		for _, h := range s.Hands {
-			if !h.Busted && !(len(s.Hands) == 1 && cards.IsBlackjack(cardsOf(h.Cards))) {
-				standing = true
+	for _, v := range r.Game().Violations(t.rules) {
+		r.Doubts = append(r.Doubts, v.Text)
+		for _, p := range v.Cards {
+			if c := r.card(p); c != nil {
+				c.Confidence = min(c.Confidence, doubtfulRead)
 			}
 		}
-	}
-	for i := 2; i < len(d); i++ {
-		if !t.rules.DealerHits(d[:i]) {
-			doubt(r.Dealer, "the dealer drew on %d", cards.Score(d[:i]).Total)
-			break
+		if h := r.hand(v.Seat, v.Hand); h != nil && v.Rule == game.DoubleTakesOne {
+			h.Doubled = false // the sideways card was no double's
 		}
-	}
-	if standing && len(d) >= 2 && !cards.IsBlackjack(d) && t.rules.DealerHits(d) && slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Card.Valid() }) {
-		doubt(r.Dealer, "the dealer stopped on %d", cards.Score(d).Total)
 	}
 	if slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Clipped }) {
-		doubt(r.Dealer, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
+		r.Doubts = append(r.Doubts, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
+		lower(r.Dealer)
 	}
 	for _, c := range r.Dealer {
 		if !c.Card.Valid() && !c.FaceDown {
 			r.Doubts = append(r.Doubts, "a dealer card was never read")
 		}
 	}
+}
+
+// settleHand drops the misreads a hand could not take, marks a double and
+// the total, and returns the doubts the reading of the hand leaves.
+func settleHand(seat, hi int, h *Hand) []string {
+	var doubts []string
+	doubt := func(format string, a ...any) {
+		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: ", seat, hi)+fmt.Sprintf(format, a...))
+		lower(h.Cards)
+	}
+	var dropped []Card
+	h.Cards, dropped = dropMisreads(h.Cards)
+	for _, c := range dropped {
+		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: %s (confidence %.2f) not counted: the hand could not take it", seat, hi, c.Text, c.Confidence))
+	}
+	for i, c := range h.Cards {
+		if c.Sideways {
+			if i == 2 {
+				h.Doubled = true
+			} else {
+				doubt("card %d lies sideways, but a double takes the third card", i+1)
+			}
+		}
+	}
+	for i, c := range h.Cards {
+		if !c.Card.Valid() && !c.FaceDown {
+			doubt("card %d lies face up but was never read", i+1)
+		}
+	}
+	if slices.ContainsFunc(h.Cards, func(c Card) bool { return c.Clipped }) {
+		doubt("a card reaches past the picture's edge, where more of the hand's cards may lie unseen")
+	}
+	sc := cards.Score(cardsOf(h.Cards))
+	h.Total, h.Busted = sc.Total, sc.Bust()
+	return doubts
+}
+
+// doubtfulRead is the confidence a card is lowered to when the rules or
+// the picture put its reading in doubt: below every bar for a sure alert.
+const doubtfulRead = 0.5
+
+func lower(cs []Card) {
+	for i := range cs {
+		cs[i].Confidence = min(cs[i].Confidence, doubtfulRead)
+	}
+}
+
+// card returns the card at p, or nil if the round has none there.
+func (r *Round) card(p game.Place) *Card {
+	cs := r.Dealer
+	if p.Hand >= 0 {
+		h := r.hand(p.Seat, p.Hand)
+		if h == nil {
+			return nil
+		}
+		cs = h.Cards
+	}
+	if p.Card < 0 || p.Card >= len(cs) {
+		return nil
+	}
+	return &cs[p.Card]
+}
+
+// hand returns hand hi of seat n, or nil if the round has none.
+func (r *Round) hand(n, hi int) *Hand {
+	for si := range r.Seats {
+		if s := &r.Seats[si]; s.Seat == n && hi >= 0 && hi < len(s.Hands) {
+			return &s.Hands[hi]
+		}
+	}
+	return nil
 }
 
 func cardsOf(cs []Card) []cards.Card {

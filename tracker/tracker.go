@@ -127,7 +127,11 @@ func (t *Tracker) StartRound(id string, frame int) []Round {
 			t.round.id = id
 			return nil
 		}
-		out = append(out, t.close(frame, "a new game_start arrived before game_end"))
+		why := "a new game_start arrived before game_end"
+		if t.round.untilCleared {
+			why = "" // its game_end came, early, and it is over now
+		}
+		out = append(out, t.close(frame, why))
 	}
 	t.round = newRound(id, frame)
 	return out
@@ -140,6 +144,34 @@ func (t *Tracker) EndRound(frame int) (Round, bool) {
 		return Round{}, false
 	}
 	return t.close(frame, ""), true
+}
+
+// Claim names the open round id, as the controller does, with a doubt
+// (unless doubt is empty) that makes its alerts review: for a round the
+// tracker opened itself from the cards in view, or that another
+// game_start named. It reports whether a round is open.
+func (t *Tracker) Claim(id, doubt string) bool {
+	t.controlled = true
+	if t.round == nil {
+		return false
+	}
+	t.round.id = id
+	if doubt != "" {
+		t.round.doubts = append(t.round.doubts, doubt)
+	}
+	return true
+}
+
+// EndWhenCleared makes the open round end when the table is cleared, as
+// it does without a controller, rather than at the controller's game_end:
+// for a game_end that came while the round was plainly still being dealt.
+// It reports whether a round is open.
+func (t *Tracker) EndWhenCleared() bool {
+	if t.round == nil {
+		return false
+	}
+	t.round.untilCleared = true
+	return true
 }
 
 // Flush closes the open round, if it holds any card, at the end of the
@@ -193,7 +225,7 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	} else if t.emptySince < 0 {
 		t.emptySince = f.Index
 	}
-	if !t.controlled && t.round != nil && len(t.round.order) > 0 && t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
+	if t.round != nil && (!t.controlled || t.round.untilCleared) && len(t.round.order) > 0 && t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
 		out = append(out, t.close(f.Index, ""))
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -92,6 +93,9 @@ type live struct {
 	lastWarn time.Time      // of a frame not read
 	gaps     brokerGaps     // the broker connection's gaps, for the rounds they doubt
 	alive    *sdnotify.Supervisor
+
+	dedupMu sync.Mutex
+	dedup   controller.Dedup // the controller's seqs seen lately
 }
 
 // onController hands one controller message, parsed, to the frame loop.
@@ -106,7 +110,8 @@ func (l *live) onController(payload []byte) {
 const maxControllerPayload = 64 << 10
 
 // parseController parses one controller message. A malformed one, one of
-// a type the monitor does not know, or one over maxControllerPayload is
+// a type the monitor does not know, one over maxControllerPayload, or a
+// re-send (a seq seen already) is
 // logged, counted and skipped.
 func (l *live) parseController(payload []byte) (controller.Event, bool) {
 	if len(payload) > maxControllerPayload {
@@ -124,8 +129,21 @@ func (l *live) parseController(payload []byte) (controller.Event, bool) {
 		l.log.Warn("controller message skipped", "err", err, "payload", truncate(payload, 200))
 		return controller.Event{}, false
 	}
+	if l.repeat(e) {
+		l.met.controller.WithLabelValues("repeated").Inc()
+		l.log.Info("controller message repeated: ignored", "seq", e.Seq, "type", e.Type, "round", e.Round)
+		return controller.Event{}, false
+	}
 	l.met.controller.WithLabelValues("ok").Inc()
 	return e, true
+}
+
+// repeat reports whether e is a re-send of an event already taken (its
+// seq seen before). paho may deliver on more than one goroutine.
+func (l *live) repeat(e controller.Event) bool {
+	l.dedupMu.Lock()
+	defer l.dedupMu.Unlock()
+	return l.dedup.Repeat(e)
 }
 
 func truncate(b []byte, n int) string {
@@ -349,7 +367,9 @@ func (l *live) Results(ctx context.Context, now driver.At, results []pipeline.Re
 			l.log.Error("results could not be queued for the broker", "err", err, "round", res.Round.ID, "results", string(b))
 		}
 		// Alerts are counted as the broker acknowledges them (metrics.sent).
-		l.met.rounds.Inc()
+		if res.Rebuilt() {
+			l.met.rounds.Inc()
+		}
 		for _, a := range res.Alerts {
 			printAlert(l.stdout, a)
 		}

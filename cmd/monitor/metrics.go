@@ -79,7 +79,7 @@ func newMetrics(g gauges) *metrics {
 		sentRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "records_sent_total",
 			Help: "Round, outcome and alert records the broker has acknowledged, by type."}, []string{"type"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
-			Help: "Controller messages received, by result (ok, malformed, unknown_type, too_large: over 64 KiB), and ok ones dropped later (dropped: their round never ended while many later ones did)."}, []string{"result"}),
+			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated: a seq seen already, too_large: over 64 KiB)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 		zones: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "zones_read_total",
@@ -109,7 +109,7 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type", "too_large", "dropped"} {
+	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large"} {
 		m.controller.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
@@ -139,7 +139,6 @@ func (m *metrics) sent(kind string, payload []byte) {
 func (m *metrics) pipeline(now pipeline.Stats) {
 	m.zones.Add(float64(now.Vision.Zones - m.seen.Vision.Zones))
 	m.crops.Add(float64(now.Vision.Crops - m.seen.Vision.Crops))
-	m.controller.WithLabelValues("dropped").Add(float64(now.DroppedEvents - m.seen.DroppedEvents))
 	m.seen = now
 }
 

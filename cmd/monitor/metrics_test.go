@@ -20,8 +20,8 @@ func TestMetricsPipeline(t *testing.T) {
 		{},
 		{Vision: vision.Stats{Frames: 1, Zones: 8, Crops: 20}},
 		{Vision: vision.Stats{Frames: 2, Zones: 8, Crops: 20}},
-		{Vision: vision.Stats{Frames: 9, Zones: 11, Crops: 26}, DroppedEvents: 3},
-		{Vision: vision.Stats{Frames: 9, Zones: 11, Crops: 26}, DroppedEvents: 3},
+		{Vision: vision.Stats{Frames: 9, Zones: 11, Crops: 26}},
+		{Vision: vision.Stats{Frames: 9, Zones: 11, Crops: 26}},
 	}
 	for _, s := range steps {
 		m.pipeline(s)
@@ -32,7 +32,6 @@ func TestMetricsPipeline(t *testing.T) {
 	}{
 		{"zones_read_total", testutil.ToFloat64(m.zones), 11},
 		{"crops_read_total", testutil.ToFloat64(m.crops), 26},
-		{`controller_events_total{result="dropped"}`, testutil.ToFloat64(m.controller.WithLabelValues("dropped")), 3},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)

@@ -94,6 +94,7 @@ type replay struct {
 	events    []controller.Event
 	malformed int
 	unknown   int
+	repeated  int
 
 	out     *results
 	inspect *inspector // monitor inspect: show what vision read
@@ -109,8 +110,9 @@ type replay struct {
 	truncated string
 }
 
-// readEvents reads the controller log. A malformed line or an unknown
-// event type is logged, counted and skipped: the rest of the log stands.
+// readEvents reads the controller log. A malformed line, an unknown
+// event type or a repeated event (a seq seen before) is logged, counted
+// and skipped: the rest of the log stands.
 func (r *replay) readEvents(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -120,6 +122,7 @@ func (r *replay) readEvents(path string) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
+	var dedup controller.Dedup
 	for sc.Scan() {
 		line++
 		b := sc.Bytes()
@@ -139,6 +142,11 @@ func (r *replay) readEvents(path string) error {
 		if e.T == nil {
 			r.malformed++
 			r.log.Warn("controller log: line skipped: replay needs t, seconds from the first frame", "file", path, "line", line)
+			continue
+		}
+		if dedup.Repeat(e) {
+			r.repeated++
+			r.log.Info("controller log: line skipped: it repeats seq", "file", path, "line", line, "seq", e.Seq)
 			continue
 		}
 		r.events = append(r.events, e)
@@ -297,6 +305,9 @@ func (r *replay) summary() {
 		r.frames, secs, r.took.Seconds(), secs/math.Max(r.took.Seconds(), 1e-9), r.out.rounds, n)
 	if r.malformed+r.unknown > 0 {
 		fmt.Fprintf(r.m.Stderr, "; controller log: %d malformed lines and %d of unknown type skipped", r.malformed, r.unknown)
+	}
+	if r.repeated > 0 {
+		fmt.Fprintf(r.m.Stderr, "; controller log: %d repeated events (seq seen before) skipped", r.repeated)
 	}
 	fmt.Fprintln(r.m.Stderr)
 	if r.truncated != "" {

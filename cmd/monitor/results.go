@@ -39,12 +39,16 @@ type outcomeRecord struct {
 	evaluator.Outcome
 }
 
-// write writes one round's records. An error means a record could not be
-// stored (the results file, or the outbox); the records after it are
-// still written, and the caller logs the error with the round's records.
-func (w *results) write(ctx context.Context, res pipeline.Result) error {
-	w.rounds++
-	err := w.record(ctx, alerts.RecordRound, res.Round.ID, res.Round)
+// write writes one round's records: the round, if the monitor saw it
+// dealt (pipeline.Result.Rebuilt), its outcomes and its alerts. An error
+// means a record could not be stored (the results file, or the outbox);
+// the records after it are still written, and the caller logs the error
+// with the round's records.
+func (w *results) write(ctx context.Context, res pipeline.Result) (err error) {
+	if res.Rebuilt() {
+		w.rounds++
+		err = w.record(ctx, alerts.RecordRound, res.Round.ID, res.Round)
+	}
 	for _, o := range res.Outcomes {
 		err = errors.Join(err, w.record(ctx, alerts.RecordOutcome, res.Round.ID, outcomeRecord{res.Round.ID, o}))
 	}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"bjmonitor/internal/mqtttest"
+)
+
+// cleanSeverities returns the alerts of a clean run of a sample, id →
+// severity: its replay golden file, which TestReplayGolden and
+// TestLiveMatchesReplay hold replay and live to.
+func cleanSeverities(t *testing.T, name string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "replay-"+name+".golden.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var a struct{ Type, ID, Severity string }
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Type == "alert" {
+			out[a.ID] = a.Severity
+		}
+	}
+	return out
+}
+
+// received collects what a subscriber got on a table's topics: each
+// alert's severity by id and how many times it came, and the round
+// records. It fails on a record with an empty round id, an alert without
+// a round, a round with no seats, or a null list.
+type received struct {
+	severity map[string]string
+	count    map[string]int
+	rounds   []string
+}
+
+func receive(t *testing.T, msgs []mqtttest.Message) received {
+	t.Helper()
+	r := received{severity: map[string]string{}, count: map[string]int{}}
+	for _, m := range msgs {
+		kind := m.Topic[strings.LastIndexByte(m.Topic, '/')+1:]
+		if kind != "alert" && kind != "round" && kind != "outcome" {
+			continue
+		}
+		if strings.Contains(m.Payload, "null") {
+			t.Errorf("%s record with a null: %.300s", kind, m.Payload)
+		}
+		var rec struct {
+			ID, Round, Severity string
+			Seats               []json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(m.Payload), &rec); err != nil {
+			t.Fatalf("%s record: %v: %.200s", kind, err, m.Payload)
+		}
+		if rec.Round == "" {
+			t.Errorf("%s record without a round: %.300s", kind, m.Payload)
+		}
+		switch kind {
+		case "alert":
+			r.severity[rec.ID] = rec.Severity
+			r.count[rec.ID]++
+		case "round":
+			if len(rec.Seats) == 0 {
+				t.Errorf("round %q published with no seats", rec.Round)
+			}
+			r.rounds = append(r.rounds, rec.Round)
+		}
+	}
+	return r
+}
+
+// compare checks alerts received against a clean run's: each clean alert
+// arrived once, sure if it was sure in the clean run (a doubtful one may
+// come sure, read better), or, where sure is false for its round, an alert
+// on its round, seat and bet arrived (for review); every other alert is
+// one of extra and arrived once, and no alert is sure unless the clean run
+// raised it.
+func compare(t *testing.T, got received, clean map[string]string, sure func(round string) bool, extra []string) {
+	t.Helper()
+	for id, sev := range clean {
+		parts := strings.Split(id, ":")
+		round := parts[1]
+		if sure(round) {
+			if g := got.severity[id]; g == "" || sev == "mismatch" && g != sev {
+				t.Errorf("clean alert %s (%s): received %q", id, sev, g)
+			}
+			continue
+		}
+		prefix := strings.Join(parts[:4], ":") + ":"
+		found := false
+		for g := range got.severity {
+			found = found || strings.HasPrefix(g, prefix)
+		}
+		if !found {
+			t.Errorf("clean alert %s: nothing received on %s", id, prefix)
+		}
+	}
+	for id, n := range got.count {
+		if n != 1 {
+			t.Errorf("alert %s received %d times", id, n)
+		}
+		if got.severity[id] == "mismatch" && clean[id] == "" {
+			t.Errorf("alert %s is sure, but the clean run did not raise it", id)
+		}
+		parts := strings.Split(id, ":")
+		if _, ok := clean[id]; !ok && sure(parts[1]) && !contains(extra, id) {
+			t.Errorf("alert %s received, not raised by the clean run", id)
+		}
+	}
+	for _, id := range extra {
+		if got.count[id] == 0 {
+			t.Errorf("alert %s not received", id)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// numbered gives each of a sample's controller events its seq (from 1).
+func numbered(t *testing.T, table string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for i, line := range controllerLog(t, table) {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		e["seq"] = i + 1
+		out = append(out, e)
+	}
+	return out
+}
+
+func encode(t *testing.T, es []map[string]any) []string {
+	t.Helper()
+	out := make([]string, len(es))
+	for i, e := range es {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+// TestReplayForgedEntries replays the 1080p sample with entries that
+// break the dealer's procedure, publishing to a real Mosquitto, and counts
+// what a persistent QoS 1 subscriber received against the clean run: a
+// forged game_end in the middle of round 1000 (the dealer on 16, still to
+// draw), a top-up payout on an underpaid bet, a second payout on a bet
+// paid right, and a re-sent event (a seq seen before). Every clean alert
+// arrives once with its severity: the forged game_end turns no sure alert
+// into a doubtful one. Each breach is one procedure alert, for review;
+// the re-sent event is skipped and counted.
+func TestReplayForgedEntries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	const name = "freebet-1080p"
+	b := mqtttest.NewMosquitto(t, "persistence true\n")
+	b.Start()
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor-replay/"+name+"/#", false)
+
+	es := numbered(t, name)
+	es = append(es,
+		map[string]any{"type": "game_end", "round": "1000", "t": 10.0, "seq": 1000},
+		map[string]any{"type": "payout", "round": "1000", "seat": 2, "bet": "potofgold", "amount": 46, "t": 18.7, "seq": 1001},
+		map[string]any{"type": "payout", "round": "1001", "seat": 6, "bet": "21+3", "amount": 18, "t": 31.3, "seq": 1002},
+	)
+	for _, e := range es {
+		if e["type"] == "payout" && e["round"] == "1001" && e["seat"] == 6.0 && e["bet"] == "21+3" {
+			resent := map[string]any{}
+			for k, v := range e {
+				resent[k] = v
+			}
+			resent["t"] = 31.4
+			es = append(es, resent) // the same seq: a re-send
+			break
+		}
+	}
+	log := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(log, []byte(strings.Join(encode(t, es), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MONITOR_MQTT_OUTBOX", filepath.Join(t.TempDir(), "outbox"))
+	_, _, stderr, err := replaySample(t, name, log, sample(name, "mp4"),
+		"--publish", "--broker", b.URL(), "--publish-wait", "60s")
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "1 repeated events") {
+		t.Errorf("the re-sent event not counted:\n%s", stderr)
+	}
+	got := receive(t, watch.Messages(2*time.Second))
+	extra := []string{
+		name + ":1000:0::procedure:early_game_end",
+		name + ":1000:2:potofgold:procedure:extra_payout:2",
+		name + ":1001:6:21+3:procedure:extra_payout:2",
+	}
+	compare(t, got, cleanSeverities(t, name), func(string) bool { return true }, extra)
+	for _, id := range extra {
+		if got.severity[id] != "review" {
+			t.Errorf("procedure alert %s: severity %q, want review", id, got.severity[id])
+		}
+	}
+	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
+		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
+	}
+	t.Logf("tried: a forged game_end, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
+		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
+}
+
+// TestLiveKilledMidRound kills the live monitor (SIGKILL) 10 s into
+// round 1000 of the 1080p sample, after it took the round's game_start
+// and wagers, and starts it again on the rest of the video (the camera
+// kept filming), while the controller's later entries wait for it in the
+// broker. A persistent QoS 1 subscriber counts what arrived against the
+// clean run: round 1001, seen whole, has the clean run's alerts exactly;
+// round 1000 is judged under the controller's id, not one the restarted
+// monitor made up, and each clean alert's seat and bet has an alert, for
+// review (the restarted monitor lost the wagers with the killed one, and
+// did not see the round start); nothing arrives twice, no round without
+// an id or seats, no alert without a round, no sure alert that is false.
+func TestLiveKilledMidRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the live monitor over a video")
+	}
+	const table = "freebet-1080p"
+	// The cut lies at a key frame of the sample (one every 10 s), so the
+	// rest of the video is the same frames, copied. It falls after round
+	// 1000's wagers; its 21+3 payouts, entered at 7.75 s, are moved just
+	// past it (a payout may come any time before game_end), so that the
+	// killed monitor took the game_start and wagers, and the restarted one
+	// gets every payout and the game_end.
+	const cut = 10.0
+	began := time.Now()
+	step := func(what string) { t.Logf("%5.1f s: %s", time.Since(began).Seconds(), what) }
+	rest := filepath.Join(t.TempDir(), "rest.mp4")
+	ff := exec.Command("ffmpeg", "-loglevel", "error", "-ss", fmt.Sprint(cut), "-i", abs(t, sample(table, "mp4")), "-c", "copy", "-an", rest)
+	if out, err := ff.CombinedOutput(); err != nil {
+		t.Fatalf("cutting the sample: %v\n%s", err, out)
+	}
+
+	step("sample cut")
+	b := mqtttest.NewMosquitto(t, "persistence true\n")
+	b.Start()
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/"+table+"/#", false)
+	var before, after []string
+	for _, e := range numbered(t, table) {
+		at := e["t"].(float64)
+		if e["type"] == "payout" && at < cut {
+			at = cut + at/100 // past the cut, in the same order
+		}
+		if at < cut {
+			before = append(before, encode(t, []map[string]any{e})[0])
+			continue
+		}
+		e["t"] = at - cut // the restarted monitor's clock starts at the cut
+		after = append(after, encode(t, []map[string]any{e})[0])
+	}
+	queueController(t, b.URL(), table, before)
+
+	env, metricsURL := liveEnv(t, abs(t, sample(table, "mp4")), b.URL())
+	args := []string{"live", "--config", abs(t, sample(table, "yaml"))}
+	cmd, out := monitorProcess(t, env, args...)
+	waitMetric(t, metricsURL, 2*time.Minute, "round 1000 under way", func(m map[string]float64) bool {
+		return m[`bjmonitor_controller_events_total{result="ok"}`] == float64(len(before)) && m["bjmonitor_frames_total"] >= cut*12.5
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	step("killed")
+	// The controller goes on; the broker keeps its entries for the
+	// monitor's session.
+	mqtttest.Publish(t, b.URL(), "bjmonitor/"+table+"/controller", after...)
+
+	env2 := append(env, "MONITOR_LIVE_SOURCE="+rest)
+	cmd2, out2 := monitorProcess(t, env2, args...)
+	waitMetric(t, metricsURL, 5*time.Minute, "two rounds judged", func(m map[string]float64) bool {
+		return m["bjmonitor_rounds_total"] >= 2
+	})
+	step("both rounds judged")
+	cmd2.Process.Signal(syscall.SIGTERM)
+	if err := cmd2.Wait(); err != nil {
+		t.Errorf("the monitor did not stop cleanly: %v\n%s", err, out2.String())
+	}
+	got := receive(t, watch.Messages(2*time.Second))
+	compare(t, got, cleanSeverities(t, table), func(round string) bool { return round != "1000" }, nil)
+	sort.Strings(got.rounds)
+	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
+		t.Errorf("rounds received %v, want %s", got.rounds, want)
+	}
+	if t.Failed() {
+		for id, sev := range got.severity {
+			t.Logf("received %s (%s)", id, sev)
+		}
+		t.Logf("first run:\n%s\nafter the restart:\n%s", out.String(), out2.String())
+	}
+	t.Logf("tried: SIGKILL %.0f s into the sample, in round 1000, restart on the rest of the video; received %d alerts, rounds %v", cut, len(got.count), got.rounds)
+}

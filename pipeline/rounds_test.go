@@ -1,0 +1,243 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+	"bjmonitor/vision"
+)
+
+// felt lays cards on the sample table's felt for a pipeline's tracker, as
+// vision would report them, frame by frame at 25 frames a second.
+type felt struct {
+	tb    testing.TB
+	p     *Pipeline
+	frame int
+	on    []vision.Observation
+	got   []Result
+}
+
+// Where the cards go on the sample table: seat 4's hand grows towards the
+// players, the dealer's row to the right.
+var (
+	seat4  = []calibration.Point{{X: 13, Y: 386}, {X: 15, Y: 415}, {X: 17, Y: 437}}
+	dealer = []calibration.Point{{X: -28, Y: 174}, {X: 0, Y: 174}, {X: 28, Y: 174}}
+)
+
+// lay puts a card down (XX: face down) and lets a second pass.
+func (f *felt) lay(card string, at calibration.Point) {
+	o := vision.Observation{Center: at, Angle: 90, Confidence: 0.97}
+	if card == "XX" {
+		o.FaceDown = true
+	} else {
+		o.Card = cards.MustParse(card)
+	}
+	f.on = append(f.on, o)
+	f.wait(1)
+}
+
+// turn turns the card at at face up as card.
+func (f *felt) turn(card string, at calibration.Point) {
+	for i := range f.on {
+		if f.on[i].Center == at {
+			f.on[i].FaceDown, f.on[i].Card = false, cards.MustParse(card)
+		}
+	}
+	f.wait(1)
+}
+
+// clear sweeps the felt and lets two seconds pass.
+func (f *felt) clear() { f.on = nil; f.wait(2) }
+
+func (f *felt) wait(seconds float64) {
+	for range int(seconds * 25) {
+		fr := vision.Frame{Index: f.frame, Time: float64(f.frame) / 25, Cards: append([]vision.Observation(nil), f.on...)}
+		f.got = append(f.got, f.p.finish(f.p.trk.Observe(fr))...)
+		f.frame++
+	}
+}
+
+// event applies controller events, one JSON object each.
+func (f *felt) event(lines ...string) {
+	for _, l := range lines {
+		f.got = append(f.got, f.p.Event(ev(f.tb, l), f.frame)...)
+	}
+}
+
+// results returns the results so far and checks each.
+func (f *felt) results() []Result {
+	for _, r := range f.got {
+		checkResult(f.tb, r)
+	}
+	out := f.got
+	f.got = nil
+	return out
+}
+
+// dealRound deals seat 4 TS 8D, the dealer 9C up, a hole card turned to 7H
+// and a 2S (18). 21+3 on TS 8D 9C is a straight: a $5 wager wins $45.
+func dealRound(f *felt) {
+	f.lay("TS", seat4[0])
+	f.lay("9C", dealer[0])
+	f.lay("8D", seat4[1])
+	f.lay("XX", dealer[1])
+	f.turn("7H", dealer[1])
+	f.lay("2S", dealer[2])
+}
+
+const (
+	wager  = `{"type":"wager","round":"1000","seat":4,"bet":"21+3","amount":5}`
+	paid35 = `{"type":"payout","round":"1000","seat":4,"bet":"21+3","amount":35}`
+	paid10 = `{"type":"payout","round":"1000","seat":4,"bet":"21+3","amount":10}`
+	start  = `{"type":"game_start","round":"1000"}`
+	end    = `{"type":"game_end","round":"1000"}`
+)
+
+// kinds lists results' alerts as "round:kind:severity[:rule]", and the
+// rounds rebuilt.
+func kinds(rs []Result) (alertList, rounds string) {
+	var as, ro []string
+	for _, r := range rs {
+		if r.Rebuilt() {
+			ro = append(ro, r.Round.ID)
+		}
+		for _, a := range r.Alerts {
+			s := a.Round + ":" + a.Kind + ":" + a.Severity
+			if a.Rule != "" {
+				s += ":" + a.Rule
+			}
+			as = append(as, s)
+		}
+	}
+	return strings.Join(as, " "), strings.Join(ro, " ")
+}
+
+// TestRoundIDsAndProcedure plays one round many ways, as the controller's
+// entries may come: the controller's round id always wins, no entry is
+// lost, and entries that break the dealer's procedure are alerts of their
+// own, for review, that never turn a sure alert into a doubtful one.
+func TestRoundIDsAndProcedure(t *testing.T) {
+	tests := []struct {
+		name string
+		play func(f *felt)
+		// alerts and rounds as kinds gives them.
+		alerts, rounds string
+	}{
+		{"clean", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, end)
+		}, "1000:underpaid:mismatch", "1000"},
+		{"the monitor started mid-round", func(f *felt) {
+			// Its own round from the cards in view; the entries it gets
+			// name the controller's round.
+			dealRound(f)
+			f.event(wager, paid35, end)
+		}, "1000:underpaid:review", "1000"},
+		{"the monitor restarted mid-round, its wager lost", func(f *felt) {
+			dealRound(f)
+			f.event(paid35, end)
+		}, "1000:unjudged:review", "1000"},
+		{"a forged early game_end", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.lay("XX", dealer[1])
+			f.event(end) // the hole card is not turned yet
+			f.turn("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35)
+			f.clear()
+			f.event(end) // the real one, too late to end anything
+		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+		{"an early game_end while the dealer must draw", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.lay("7H", dealer[1])
+			f.event(end) // 16: the dealer draws
+			f.lay("2S", dealer[2])
+			f.event(paid35, end) // the real one ends the round
+		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+		{"an early game_end, then the next round's game_start", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.lay("7H", dealer[1])
+			f.event(end)
+			f.lay("2S", dealer[2])
+			f.event(paid35, `{"type":"game_start","round":"1001"}`)
+		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+		{"a payout sent twice", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, paid35, end)
+		}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
+		{"a top-up of an underpayment", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, paid10, end)
+		}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
+		{"game_start and game_end sent again after the round", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, end, start, end)
+		}, "1000:underpaid:mismatch", "1000"},
+		{"a game_start inside an open round", func(f *felt) {
+			f.event(start, wager)
+			f.event(`{"type":"game_start","round":"1001"}`)
+			dealRound(f)
+			f.event(`{"type":"game_end","round":"1001"}`)
+		}, "1000:unjudged:review 1000:procedure:review:game_start_in_open_round", "1001"},
+		{"game_start and game_end name two rounds", func(f *felt) {
+			f.event(`{"type":"game_start","round":"999"}`, `{"type":"wager","round":"999","seat":4,"bet":"21+3","amount":5}`)
+			dealRound(f)
+			f.event(end)
+		}, "999:unjudged:review", "1000"},
+		{"the monitor stopped mid-round", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.got = append(f.got, f.p.Flush()...)
+		}, "1000:unjudged:review", "1000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &felt{tb: t, p: newPipeline(t)}
+			tt.play(f)
+			f.got = append(f.got, f.p.Flush()...)
+			if n := len(f.p.early) + len(f.p.startUnseen) + len(f.p.entries); n != 0 {
+				t.Errorf("%d things held for rounds after Flush", n)
+			}
+			rs := f.results()
+			gotAlerts, gotRounds := kinds(rs)
+			if gotAlerts != tt.alerts || gotRounds != tt.rounds {
+				t.Errorf("alerts %q, rounds %q; want %q, %q", gotAlerts, gotRounds, tt.alerts, tt.rounds)
+				for _, r := range rs {
+					t.Logf("round %s doubts %q alerts %+v", r.Round.ID, r.Round.Doubts, r.Alerts)
+				}
+			}
+		})
+	}
+}
+
+// TestMeterBetweenRounds: a meter reading that names no round, between
+// rounds, is judged at once against the meter as the last round left it,
+// under that round's id; before any round it sets the monitor's meter.
+func TestMeterBetweenRounds(t *testing.T) {
+	f := &felt{tb: t, p: newPipeline(t)}
+	f.event(`{"type":"meter","bet":"blazing7s","amount":1500}`)
+	if v := f.p.rec.Meter().Value(); v != 1500 {
+		t.Errorf("meter %v after the first reading, want 1500", v)
+	}
+	f.event(start, `{"type":"wager","round":"1000","seat":4,"bet":"blazing7s","amount":1}`)
+	dealRound(f)
+	f.event(end, `{"type":"meter","bet":"blazing7s","amount":1400}`)
+	if got, _ := kinds(f.results()); got != "1000:meter_mismatch:mismatch" {
+		t.Errorf("alerts %q, want 1000:meter_mismatch:mismatch", got)
+	}
+}

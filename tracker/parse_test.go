@@ -1,0 +1,110 @@
+package tracker
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"bjmonitor/cards"
+	"bjmonitor/game"
+)
+
+// TestParseRound reads round records as the monitor wrote them, and checks
+// that writing the round again gives the same record (less "type" and
+// "table", which the result writer adds).
+func TestParseRound(t *testing.T) {
+	files, _ := filepath.Glob("testdata/round-*.json")
+	if len(files) < 3 {
+		t.Fatalf("%d testdata/round-*.json, want 3 or more", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ParseRound(data)
+			if strings.Contains(f, "invalid") {
+				if !errors.Is(err, game.ErrRound) {
+					t.Errorf("ParseRound(%s) = %v, want game.ErrRound", f, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseRound(%s) = %v", f, err)
+			}
+			again, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want map[string]any
+			if err := json.Unmarshal(again, &got); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, "type")
+			delete(want, "table")
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("round written again:\n%s\nwant\n%s", again, data)
+			}
+		})
+	}
+	r, err := ParseRound(mustRead(t, "testdata/round-unread.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Dealer[1]; c.Card != (cards.Card{}) || !c.FaceDown {
+		t.Errorf("dealer's XX read as %v face down %v, want the zero card face down", c.Card, c.FaceDown)
+	}
+	if c := r.Seats[0].Hands[0].Cards[1]; c.Card != (cards.Card{}) {
+		t.Errorf("?? read as %v, want the zero card", c.Card)
+	}
+	if c := r.Seats[0].Hands[1].Cards[1]; c.Card != cards.MustParse("KD") {
+		t.Errorf("KD read as %v", c.Card)
+	}
+}
+
+func mustRead(tb testing.TB, path string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+func FuzzParseRound(f *testing.F) {
+	files, _ := filepath.Glob("testdata/round-*.json")
+	for _, p := range files {
+		f.Add(mustRead(f, p))
+	}
+	f.Add([]byte(`{"seats":[{"hands":[{"cards":[{"card":"7S"}],"split_from":-5}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseRound(data)
+		if err != nil {
+			if !errors.Is(err, game.ErrRound) {
+				t.Fatalf("ParseRound error %v does not wrap game.ErrRound", err)
+			}
+			return
+		}
+		// A round read must survive everything the monitor does with one.
+		g := r.Game()
+		g.Violations(game.DefaultRules())
+		for _, s := range g.Seats {
+			s.Received()
+			s.FirstTwo()
+			s.Lammers()
+			for _, h := range s.Hands {
+				h.BustCard()
+			}
+		}
+		New(DefaultConfig(25), nil, game.DefaultRules()).settle(&r)
+		r.LowConfidence(1, 0.75)
+	})
+}
