@@ -103,7 +103,9 @@ func EstimatePlane(img gocv.Mat, pxPerMM float64) (*calibration.Calibration, Pla
 // the line and conic arithmetic well conditioned.
 type normaliser struct{ cx, cy, s float64 }
 
-func (n normaliser) in(x, y float64) [2]float64 { return [2]float64{(x - n.cx) / n.s, (y - n.cy) / n.s} }
+func (n normaliser) in(x, y float64) [2]float64 {
+	return [2]float64{(x - n.cx) / n.s, (y - n.cy) / n.s}
+}
 
 // stillCorners finds the card corners in the outlines of a still's
 // paper: places where two straight edges of an outline meet, convex, at

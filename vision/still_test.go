@@ -27,7 +27,7 @@ var (
 // stillScore counts one deck's pictures.
 type stillScore struct {
 	pictures, faceUp, found, right, confident, confidentWrong int
-	misses                                                     []string
+	misses                                                    []string
 }
 
 func (s *stillScore) add(o stillScore) {
