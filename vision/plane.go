@@ -45,6 +45,15 @@ type PlaneFit struct {
 	PxPerMM float64
 }
 
+// Colour bounds (OpenCV HSV) of the paper whose outlines give a still's
+// card corners: wider than the detector's (paperLo, paperHi), to take in
+// cream and tinted paper whole, and still well clear of felt, which is
+// saturated, and of the layout's gold ink.
+var (
+	stillPaperLo = gocv.NewScalar(0, 0, 110, 0)
+	stillPaperHi = gocv.NewScalar(180, 110, 255, 0)
+)
+
 // Limits on what counts as a card's corner in a still's outlines, in
 // pixels and degrees. A card at 1 px/mm is 63×88 px.
 const (
@@ -56,48 +65,82 @@ const (
 	minCorners    = 8      // corners that must agree for the view to be rectified
 )
 
-// EstimatePlane finds the table plane of a still with no calibration:
-// from its card corners when enough show in two or more directions,
-// otherwise taking the picture as the plane. pxPerMM, when positive, is
-// the scale at the picture's centre; otherwise it is estimated from the
-// cards' edges. The calibration's table has the picture's size and no
-// zones; its millimetres have X along the picture's x at its centre.
-func EstimatePlane(img gocv.Mat, pxPerMM float64) (*calibration.Calibration, PlaneFit, error) {
+// Plane is a still's table plane found from its cards, up to its scale:
+// the scales the cards' edges suggest are its candidates.
+type Plane struct {
+	Fit PlaneFit
+	// Scales are the candidate scales at the picture's centre, px/mm,
+	// the likeliest first.
+	Scales []float64
+	w, h   int
+	nz     normaliser
+	hr     [3][3]float64 // normalised picture → a plane similar to the table
+	j      float64       // hr's area scale at the centre
+}
+
+// FindPlane finds the table plane of a still with no calibration: from
+// its card corners when enough show in two or more directions, otherwise
+// taking the picture as the plane. Its millimetres have X along the
+// picture's x at its centre.
+func FindPlane(img gocv.Mat) (*Plane, error) {
 	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
-		return nil, PlaneFit{}, errors.New("vision: want an 8-bit BGR picture")
+		return nil, errors.New("vision: want an 8-bit BGR picture")
 	}
 	w, h := img.Cols(), img.Rows()
-	nz := normaliser{cx: float64(w) / 2, cy: float64(h) / 2, s: float64(max(w, h)) / 2}
-	pairs := stillCorners(img, nz)
-	fit := PlaneFit{Corners: len(pairs)}
-	hr := identity3()
+	p := &Plane{w: w, h: h, nz: normaliser{cx: float64(w) / 2, cy: float64(h) / 2, s: float64(max(w, h)) / 2}, hr: identity3()}
+	pairs := stillCorners(img, p.nz)
+	p.Fit.Corners = len(pairs)
 	if c, n, ok := fitRightAngles(pairs); ok && n >= minCorners {
 		if r, ok := rectifier(c); ok {
-			hr, fit.Perspective, fit.Agreeing = r, true, n
+			p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
 		}
 	}
-	hr = upright(hr)
-	// hr maps normalised picture points to a plane similar to the table;
-	// k of its units are a mm.
-	j := jacobianDet(hr, [2]float64{0, 0}) // its units² per normalised unit², at the centre
-	k := 0.0
-	if pxPerMM > 0 {
-		k = pxPerMM * math.Sqrt(j) / nz.s
-	} else {
-		var ok bool
-		if k, ok = cardScale(pairs, hr); !ok {
-			return nil, fit, errors.New("vision: no card edges to tell the scale by: give --px-per-mm")
-		}
+	p.hr = upright(p.hr)
+	p.j = jacobianDet(p.hr, [2]float64{0, 0})
+	for _, k := range cardScales(pairs, p.hr) {
+		p.Scales = append(p.Scales, p.pxPerMM(k))
 	}
-	// A mm is k units, k/√j normalised units, k·s/√j pixels.
-	fit.PxPerMM = k * nz.s / math.Sqrt(j)
-	toMM := func(x, y float64) calibration.Point {
-		p := apply3(hr, nz.in(x, y))
-		return calibration.Point{X: p[0] / k, Y: p[1] / k}
-	}
-	cal, err := planeCalibration(w, h, toMM)
-	return cal, fit, err
+	return p, nil
 }
+
+// pxPerMM is the centre's scale when k units of hr are a mm: a mm is
+// k/√j normalised units, k·s/√j pixels.
+func (p *Plane) pxPerMM(k float64) float64 { return k * p.nz.s / math.Sqrt(p.j) }
+
+// Calibration is the plane at scale pxPerMM (at the picture's centre):
+// a table with the picture's size and no zones.
+func (p *Plane) Calibration(pxPerMM float64) (*calibration.Calibration, error) {
+	if !(pxPerMM > 0) {
+		return nil, fmt.Errorf("vision: scale %v px/mm", pxPerMM)
+	}
+	k := pxPerMM * math.Sqrt(p.j) / p.nz.s
+	toMM := func(x, y float64) calibration.Point {
+		q := apply3(p.hr, p.nz.in(x, y))
+		return calibration.Point{X: q[0] / k, Y: q[1] / k}
+	}
+	return planeCalibration(p.w, p.h, toMM)
+}
+
+// EstimatePlane returns the calibration of a still with no table file:
+// its plane (FindPlane) at scale pxPerMM when that is positive, or else
+// at the likeliest scale its cards' edges suggest.
+func EstimatePlane(img gocv.Mat, pxPerMM float64) (*calibration.Calibration, PlaneFit, error) {
+	p, err := FindPlane(img)
+	if err != nil {
+		return nil, PlaneFit{}, err
+	}
+	if pxPerMM <= 0 {
+		if len(p.Scales) == 0 {
+			return nil, p.Fit, errNoScale
+		}
+		pxPerMM = p.Scales[0]
+	}
+	p.Fit.PxPerMM = pxPerMM
+	cal, err := p.Calibration(pxPerMM)
+	return cal, p.Fit, err
+}
+
+var errNoScale = errors.New("vision: no card edges to tell the scale by: give the scale (--px-per-mm)")
 
 // normaliser maps picture pixels to coordinates of about ±1, which keep
 // the line and conic arithmetic well conditioned.
@@ -108,7 +151,7 @@ func (n normaliser) in(x, y float64) [2]float64 {
 }
 
 // stillCorners finds the card corners in the outlines of a still's
-// paper: places where two straight edges of an outline meet, convex, at
+// paper (stillPaperLo..Hi): places where two straight edges of an outline meet, convex, at
 // something near a right angle. It returns each corner's two edges as
 // lines, with their ends.
 func stillCorners(img gocv.Mat, nz normaliser) []linePair {
@@ -117,7 +160,7 @@ func stillCorners(img gocv.Mat, nz normaliser) []linePair {
 	gocv.CvtColor(img, &hsv, gocv.ColorBGRToHSV)
 	paper := gocv.NewMat()
 	defer paper.Close()
-	gocv.InRangeWithScalar(hsv, paperLo, paperHi, &paper)
+	gocv.InRangeWithScalar(hsv, stillPaperLo, stillPaperHi, &paper)
 	k := openingKernel()
 	defer k.Close()
 	gocv.MorphologyEx(paper, &paper, gocv.MorphOpen, k)
@@ -481,90 +524,102 @@ func eigenSym(a [][]float64) (vals []float64, vecs [][]float64) {
 	return vals, vecs
 }
 
-// cardScale finds how many units of the rectified plane h a mm is, from
-// the card corners whose two edges both show whole: in a dealt hand the
-// last card's far corner and the first card's near corner, on a lone
-// card all four. Their edges are as 88 to 63 (1.4), or up to 1.6 for
-// the paper inside a printed border, and the long edge is then 88 mm
-// less its rounded ends (outlineLongMM). Each such corner gives a scale.
-// Parts of edges that happen to be in that ratio are shorter than whole
-// ones: the largest scale that another corner confirms (to 4%) stands.
-// With no such corner, every right-angled corner's edges vote for the two
-// scales they could mean (63 or 88 mm), and the one most agree on wins.
-func cardScale(pairs []linePair, h [3][3]float64) (float64, bool) {
+// cardScales suggests how many units of the rectified plane h a mm is,
+// likeliest first, from the cards' whole edges: an edge that runs from
+// one right-angled corner of an outline to the next is a card's whole
+// edge (in a dealt hand, the first card's near edges and the last card's
+// far ones), where an edge that ends where it meets another card is a
+// part. A whole edge is 63 or 88 mm less its rounded ends and any
+// printed border (edgeLossMM), so it suggests both scales, unless the
+// other whole edge at one of its corners shows which it is; the scale
+// most edges suggest (to 4%) is the likeliest. With no whole edge, every
+// right-angled corner's edges make the suggestions.
+func cardScales(pairs []linePair, h [3][3]float64) []float64 {
 	length := func(e [2][2]float64) float64 {
 		a, b := apply3(h, e[0]), apply3(h, e[1])
 		return math.Hypot(b[0]-a[0], b[1]-a[1])
 	}
-	var whole, votes []float64
-	for _, p := range agreeingWith(h, pairs) {
-		a, b := length(p.le), length(p.me)
-		long, short := math.Max(a, b), math.Min(a, b)
-		if short <= 0 {
+	ends := map[[2][2]float64]int{}
+	agree := agreeingWith(h, pairs)
+	for _, p := range agree {
+		ends[p.le]++
+		ends[p.me]++
+	}
+	var whole, any []float64
+	for e, n := range ends {
+		l := length(e)
+		if l <= 0 {
 			continue
 		}
-		if r := long / short; r > 1.3 && r < 1.62 {
-			whole = append(whole, math.Log(long/outlineLongMM))
+		v := []float64{math.Log(l / (cardW - edgeLossMM)), math.Log(l / (cardH - edgeLossMM))}
+		any = append(any, v...)
+		if n >= 2 {
+			whole = append(whole, v...)
 		}
-		votes = append(votes, math.Log(a/cardW), math.Log(a/cardH), math.Log(b/cardW), math.Log(b/cardH))
 	}
-	if len(whole) > 0 {
-		return math.Exp(largestConfirmed(whole, 0.04)), true
+	// A corner whose two edges are both whole tells which is the long
+	// one: its suggestion counts thrice.
+	for _, p := range agree {
+		if ends[p.le] < 2 || ends[p.me] < 2 {
+			continue
+		}
+		a, b := length(p.le), length(p.me)
+		long, short := math.Max(a, b), math.Min(a, b)
+		if r := long / short; r > 1.25 && r < 1.65 {
+			v := math.Log((long/(cardH-edgeLossMM) + short/(cardW-edgeLossMM)) / 2)
+			whole = append(whole, v, v, v)
+		}
 	}
-	if len(votes) == 0 {
-		return 0, false
+	if len(whole) == 0 {
+		whole = any
 	}
-	return math.Exp(mode(votes, 0.02)), true
+	var out []float64
+	for _, c := range clusters(whole, 0.04) {
+		out = append(out, math.Exp(c))
+	}
+	return out
 }
 
-// outlineLongMM is how long a card's long edge is in the polygon of its
-// paper's outline: the polygon cuts the rounded corners, and a printed
-// frame or border eats into the paper (measured on the gnome decks).
-const outlineLongMM = cardH - 4
+// edgeLossMM is how much shorter a card's whole edge is in the polygon
+// of its paper's outline: the polygon cuts the rounded corners, and a
+// printed frame or border eats into the paper (measured on the gnome
+// decks).
+const edgeLossMM = 4
 
-// largestConfirmed returns the largest of xs that another lies within w
-// of (the largest of all when there is one), as the mean of those within
-// w of it.
-func largestConfirmed(xs []float64, w float64) float64 {
+// clusters groups xs into runs whose neighbours lie within w of each
+// other (and span at most 2w), and returns each run's mean, the runs
+// with more members first (the larger mean first among equals).
+func clusters(xs []float64, w float64) []float64 {
 	xs = slices.Clone(xs)
 	slices.Sort(xs)
-	at := len(xs) - 1
-	for i := len(xs) - 1; i > 0; i-- {
-		if xs[i]-xs[i-1] <= w {
-			at = i
-			break
-		}
+	type run struct {
+		mean float64
+		n    int
 	}
-	var sum, cnt float64
-	for _, x := range xs {
-		if math.Abs(x-xs[at]) <= w {
-			sum, cnt = sum+x, cnt+1
+	var runs []run
+	for i := 0; i < len(xs); {
+		j := i + 1
+		for j < len(xs) && xs[j]-xs[j-1] <= w && xs[j]-xs[i] <= 2*w {
+			j++
 		}
+		sum := 0.0
+		for _, x := range xs[i:j] {
+			sum += x
+		}
+		runs = append(runs, run{sum / float64(j-i), j - i})
+		i = j
 	}
-	return sum / cnt
-}
-
-// mode returns the value most of xs lie near (a Gaussian kernel of
-// width w), as the mean of those within w of the peak.
-func mode(xs []float64, w float64) float64 {
-	best, bestN := 0.0, -1.0
-	for _, c := range xs {
-		n := 0.0
-		for _, x := range xs {
-			d := (x - c) / w
-			n += math.Exp(-d * d / 2)
+	slices.SortStableFunc(runs, func(a, b run) int {
+		if a.n != b.n {
+			return b.n - a.n
 		}
-		if n > bestN {
-			best, bestN = c, n
-		}
+		return cmpF(b.mean, a.mean)
+	})
+	out := make([]float64, len(runs))
+	for i, r := range runs {
+		out[i] = r.mean
 	}
-	var sum, cnt float64
-	for _, x := range xs {
-		if math.Abs(x-best) <= w {
-			sum, cnt = sum+x, cnt+1
-		}
-	}
-	return sum / cnt
+	return out
 }
 
 // agreeingWith returns the pairs that rectified plane h makes right

@@ -160,6 +160,7 @@ func TestStillAccuracy(t *testing.T) {
 				continue
 			}
 			name := fmt.Sprintf("%s seed %d (%.2f px/mm, tilt %.0f°, est. %.2f px/mm, %d/%d corners)", deck, seed, st.PxPerMM, st.TiltDeg, got.Plane.PxPerMM, got.Plane.Agreeing, got.Plane.Corners)
+			t.Logf("%s", name)
 			ds.add(scoreStill(name, st, got))
 		}
 		art.Close()
