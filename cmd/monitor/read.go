@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,19 +136,22 @@ func readOne(path string, table *calibration.Table, model vision.Reader, px floa
 		return r
 	}
 	if cal == nil {
-		r.Plane, r.PxPerMM = "flat", st.Plane.PxPerMM
+		r.Plane, r.PxPerMM = "flat", round(st.Plane.PxPerMM, 1000)
 		if st.Plane.Perspective {
 			r.Plane = "perspective"
 		}
 	} else {
 		w, h := float64(img.Cols()), float64(img.Rows())
-		r.PxPerMM = cal.PxPerMM(cal.ToTable(w/2, h/2))
+		r.PxPerMM = round(cal.PxPerMM(cal.ToTable(w/2, h/2)), 1000)
 	}
 	for _, o := range st.Cards {
-		c := readCard{Card: cardName(o), Confidence: o.Confidence, FaceDown: o.FaceDown, Sideways: o.Sideways, QuadPx: o.ImageQuad}
+		c := readCard{Card: cardName(o), Confidence: round(o.Confidence, 1000), FaceDown: o.FaceDown, Sideways: o.Sideways}
+		for i, q := range o.ImageQuad {
+			c.QuadPx[i] = [2]float64{round(q[0], 10), round(q[1], 10)}
+		}
 		if cal != nil {
 			for _, q := range o.Quad {
-				c.QuadMM = append(c.QuadMM, [2]float64{q.X, q.Y})
+				c.QuadMM = append(c.QuadMM, [2]float64{round(q.X, 10), round(q.Y, 10)})
 			}
 		}
 		r.Cards = append(r.Cards, c)
@@ -160,6 +164,9 @@ func readOne(path string, table *calibration.Table, model vision.Reader, px floa
 	}
 	return r
 }
+
+// round rounds x to 1/per.
+func round(x, per float64) float64 { return math.Round(x*per) / per }
 
 func cardName(o vision.Observation) string {
 	switch {
