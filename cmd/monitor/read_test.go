@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,33 @@ func TestReadStills(t *testing.T) {
 	// The layout holds each of the 52 cards once.
 	if len(seen) < 51 {
 		t.Errorf("read %d distinct cards confidently of the 52 laid out (%d cards, %s, %.2f px/mm)", len(seen), len(got.Cards), got.Plane, got.PxPerMM)
+	}
+}
+
+// TestReadDealtStill reads the sample still of a dealt table (a held-out
+// deck, 13° oblique, every camera fault) and compares the table it
+// prints with the golden file; regenerate with -update. Every card of
+// the picture is in it, read right.
+func TestReadDealtStill(t *testing.T) {
+	models := filepath.Join("..", "..", "models", "cardindex")
+	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
+	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	still := filepath.Join("..", "..", "testvideos", "dealt-still.jpg")
+	stdout, _, err := run(t, "read", still)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "read-dealt-still.golden.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(want) {
+		t.Errorf("monitor read %s printed\n%s\nwant (%s)\n%s", still, stdout, golden, want)
 	}
 }
