@@ -50,7 +50,8 @@ func pct(a, b int) float64 {
 
 // scoreStill matches what was read with the truth: a card is found when
 // an observation's centre in the picture lies within a quarter of the
-// card's short side of the card's own centre. A confident reading
+// card's short side of the card's own centre, and the nearest such
+// observation is its reading (a hand's cards lie some 25 mm apart). A confident reading
 // (vision.Confident or more) is wrong when it is not the card it lies
 // on, or lies on no face-up card.
 func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
@@ -67,11 +68,11 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 		sc.faceUp++
 		tx, ty := centre(c.Quad)
 		r := math.Hypot(c.Quad[1][0]-c.Quad[0][0], c.Quad[1][1]-c.Quad[0][1]) / 4
-		best := -1
+		best, bestD := -1, r
 		for i, o := range got.Cards {
 			x, y := centre(o.ImageQuad)
-			if d := math.Hypot(x-tx, y-ty); d < r && (best < 0 || o.Confidence > got.Cards[best].Confidence) {
-				best = i
+			if d := math.Hypot(x-tx, y-ty); d < bestD {
+				best, bestD = i, d
 			}
 		}
 		if best < 0 {
