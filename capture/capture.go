@@ -155,6 +155,10 @@ type Info struct {
 	// opened again (after a failure, or a file looped): what lay on the
 	// table before may have changed.
 	Reconnected bool
+	// Grabbed marks a frame decoded but not converted into a picture
+	// (File, for a frame its reader does not look at): Next left dst as
+	// it was. A Capture converts every frame.
+	Grabbed bool
 }
 
 // Stats are counters for metrics.
@@ -529,6 +533,10 @@ func (c *Capture) Next(ctx context.Context, dst *gocv.Mat) (Info, error) {
 		}
 	}
 }
+
+// FPS is the frame rate the source reported when it was last opened; 0
+// before it opened, or when it says none.
+func (c *Capture) FPS() float64 { return c.Stats().FPS }
 
 // Stats returns the counters.
 func (c *Capture) Stats() Stats {

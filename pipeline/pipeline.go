@@ -1,7 +1,8 @@
 // Package pipeline runs one table's stages in order: calibration, vision,
-// tracker, evaluator and reconciliation. Replay and live monitoring feed it
-// the same way, frame by frame with the controller's events in between, and
-// get back each finished round with its outcomes and alerts.
+// tracker, evaluator and reconciliation. It is fed frame by frame with the
+// controller's events in between (package driver, the frame loop that
+// replay, live and inspect share), and gives back each finished round with
+// its outcomes and alerts.
 //
 // Usage:
 //
@@ -108,10 +109,22 @@ type Pipeline struct {
 	order   []string // entries' round ids, oldest first
 	current string
 	last    Timings
+	cutter  *classify.Cropper // made by the first CutCrop
 	// DroppedEvents counts controller events dropped because their round
 	// never ended while many later ones did.
 	DroppedEvents int
 }
+
+// The frame rates the pipeline can time: the tracker counts frames a card
+// must lie still, and a camera or a video outside this range is broken or
+// mislabelled.
+const (
+	MinFPS = 1
+	MaxFPS = 240
+)
+
+// ValidFPS reports whether fps is a frame rate the pipeline can time.
+func ValidFPS(fps float64) bool { return fps >= MinFPS && fps <= MaxFPS }
 
 // New checks the configuration and opens the model. Calibration waits for
 // the first frame.
@@ -119,8 +132,8 @@ func New(cfg Config) (*Pipeline, error) {
 	switch {
 	case cfg.Table == nil:
 		return nil, errors.New("pipeline: no table file")
-	case !(cfg.FPS >= 1 && cfg.FPS <= 240):
-		return nil, fmt.Errorf("pipeline: %v frames a second: want 1 to 240", cfg.FPS)
+	case !ValidFPS(cfg.FPS):
+		return nil, fmt.Errorf("pipeline: %v frames a second: want %v to %v", cfg.FPS, MinFPS, MaxFPS)
 	case cfg.Meter == nil:
 		return nil, errors.New("pipeline: no progressive meter")
 	}
@@ -166,7 +179,8 @@ func enrolled(clf model, path string) (model, error) {
 	return classify.NewEnrolled(clf, d, classify.DefaultMatchOptions())
 }
 
-// Close releases the detector and the model. Safe to call twice.
+// Close releases the detector, the model and the cropper. Safe to call
+// twice.
 func (p *Pipeline) Close() error {
 	if p.det != nil {
 		p.det.Close()
@@ -175,6 +189,10 @@ func (p *Pipeline) Close() error {
 	if p.clf != nil {
 		p.clf.Close()
 		p.clf = nil
+	}
+	if p.cutter != nil {
+		p.cutter.Close()
+		p.cutter = nil
 	}
 	return nil
 }
@@ -311,6 +329,15 @@ func (p *Pipeline) Readings() []vision.Reading {
 		return nil
 	}
 	return p.det.Readings()
+}
+
+// CutCrop cuts, from the frame src that was read, the crop of one of its
+// readings into dst, as the detector cut it for the model.
+func (p *Pipeline) CutCrop(src gocv.Mat, r vision.Reading, dst *gocv.Mat) error {
+	if p.cutter == nil {
+		p.cutter = classify.NewCropper()
+	}
+	return p.cutter.Cut(src, r.Crop, dst)
 }
 
 // Flush closes the round still open, at the end of the video or on

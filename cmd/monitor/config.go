@@ -104,7 +104,8 @@ type LogConfig struct {
 // VisionConfig is how cards are read.
 type VisionConfig struct {
 	// Model is the card index model (ONNX, with its .json metadata beside
-	// it). A relative path is taken from the working folder.
+	// it). A relative path is taken from the working folder, or when not
+	// there from the installed models' folder (see findData).
 	Model string `mapstructure:"model"`
 	// FastModel, when set, is a faster card index model that reads every
 	// crop first; Model reads again only the crops it is unsure of (below
@@ -287,8 +288,8 @@ func (c Config) Validate() error {
 	if !(c.Vision.MinConfidence > 0 && c.Vision.MinConfidence < 1) {
 		return &ConfigError{"vision.min_confidence", c.Vision.MinConfidence, "want a probability between 0 and 1"}
 	}
-	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= 240) {
-		return &ConfigError{"vision.analysis_fps", f, "want 5 to 240 frames a second, or 0 to read every frame: a card must be seen a few times while it lies still"}
+	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= pipeline.MaxFPS) {
+		return &ConfigError{"vision.analysis_fps", f, fmt.Sprintf("want 5 to %v frames a second, or 0 to read every frame: a card must be seen a few times while it lies still", pipeline.MaxFPS)}
 	}
 	s := c.SideBets
 	switch s.TwentyOnePlusThree.Paytable {
@@ -323,8 +324,8 @@ func (c Config) Validate() error {
 }
 
 func (c Config) validateLive() error {
-	if !(c.Live.FPS == 0 || c.Live.FPS >= 1 && c.Live.FPS <= 240) {
-		return &ConfigError{"live.fps", c.Live.FPS, "want the camera's frames a second (1 to 240), or 0 to take the source's"}
+	if !(c.Live.FPS == 0 || pipeline.ValidFPS(c.Live.FPS)) {
+		return &ConfigError{"live.fps", c.Live.FPS, fmt.Sprintf("want the camera's frames a second (%v to %v), or 0 to take the source's", pipeline.MinFPS, pipeline.MaxFPS)}
 	}
 	if c.Live.StatsInterval < time.Second || c.Live.StatsInterval > time.Hour {
 		return &ConfigError{"live.stats_interval", c.Live.StatsInterval, "want 1s to 1h"}
@@ -472,6 +473,10 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 			*f = filepath.Join(filepath.Dir(path), *f)
 		}
 	}
+	exe := executable()
+	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel} {
+		*f = findData(*f, exe)
+	}
 	return c, c.Validate()
 }
 
@@ -558,7 +563,7 @@ func (c Config) checkModels() error {
 		}
 		if _, err := os.Stat(f.path); err != nil {
 			wd, _ := os.Getwd()
-			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s: %v", f.what, wd, err)}
+			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s, then from the installed models' folder beside the binary's (../share/bjmonitor): %v", f.what, wd, err)}
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@
 //	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
 //	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
+//	monitor version [--config FILE]   print the version, the commit and the card models
 //	monitor read IMAGE... [--config FILE] [--px-per-mm N] [--json]   read the cards in still pictures
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
@@ -188,6 +189,10 @@ Usage:
       through an embedded broker when mqtt.broker is empty; Prometheus
       metrics on metrics.addr. Stops cleanly on SIGINT or SIGTERM.
 
+  monitor version [--config FILE]
+      Print the monitor's version and commit, and the name, creation date
+      and digest of the card models the configuration names.
+
 Configuration comes from --config FILE (YAML), then MONITOR_* environment
 variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
 config.example.yaml for every key and its default.
@@ -213,6 +218,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		err = m.runLive(ctx, args[1:])
 	case "inspect":
 		err = m.runInspect(ctx, args[1:])
+	case "version":
+		err = m.runVersion(ctx, args[1:])
 	case "read":
 		err = m.runRead(ctx, args[1:])
 	case "help", "-h", "--help":
