@@ -11,6 +11,7 @@
 //	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
 //	monitor version [--config FILE]   print the version, the commit and the card models
+//	monitor read IMAGE... [--config FILE] [--px-per-mm N] [--json]   read the cards in still pictures
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
 package main
@@ -171,6 +172,16 @@ Usage:
       frames where no zone was read. For finding out why a card was read
       as it was, or missed.
 
+  monitor read IMAGE... [--config FILE] [--table FILE] [--px-per-mm N] [--json] [--annotate DIR]
+      Read the cards in still pictures (JPEG or PNG), taken from straight
+      above or up to about 30° off: each card's rank and suit, confidence,
+      face up or down, sideways, and its corners in the picture (and on
+      the table in mm with a table file). Without one, the table plane is
+      found from the cards' own corners, and the scale from their size
+      (63×88 mm) unless --px-per-mm gives it. A picture that cannot be
+      read is named with the reason; the others are still read, and the
+      exit status is 1.
+
   monitor live --config FILE [--source SRC] [--broker URL] [--out results.jsonl]
       Watch a table: frames from a camera, RTSP stream or file; the
       controller's events from <prefix>/<table>/controller; rounds,
@@ -209,6 +220,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		err = m.runInspect(ctx, args[1:])
 	case "version":
 		err = m.runVersion(ctx, args[1:])
+	case "read":
+		err = m.runRead(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 	default:

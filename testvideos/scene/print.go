@@ -78,8 +78,10 @@ func layoutSVG(l *Layout, cfg Config, r canvasRect, rng *rand.Rand) string {
 	}
 	traySVG(&b, l.Dealer.Tray, rng)
 	shoeSVG(&b)
-	for _, m := range l.Marks {
-		markSVG(&b, m)
+	if !cfg.NoMarks {
+		for _, m := range l.Marks {
+			markSVG(&b, m)
+		}
 	}
 	b.WriteString(`</svg>`)
 	return b.String()

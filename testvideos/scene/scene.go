@@ -45,6 +45,9 @@ type Config struct {
 	// NoChips leaves the players' chips off the felt, as on a table
 	// cleared for deck enrolment.
 	NoChips bool
+	// NoMarks leaves the reference marks unprinted, as on a felt that
+	// carries none (the layout still knows where they would be).
+	NoMarks bool
 }
 
 // DefaultConfig returns the 1080p, green-felt, 7-seat scene.

@@ -453,7 +453,7 @@ func TestConfigValidate(t *testing.T) {
 		name string
 		edit func(*Config)
 	}{
-		{"tilt over 20°", func(c *Config) { c.Camera.TiltDeg = 25 }},
+		{"tilt over 35°", func(c *Config) { c.Camera.TiltDeg = 36 }},
 		{"tiny image", func(c *Config) { c.Camera.Width = 10 }},
 		{"no seats", func(c *Config) { c.Layout.Seats = 0 }},
 		{"three marks", func(c *Config) { c.Layout.Marks = c.Layout.Marks[:3] }},

@@ -59,8 +59,9 @@ func main() {
 	restyle := flag.Float64("restyle", 0, "probability that a face is repainted as another design (restyle.go); 0 draws as the committed model's recipe did, 0.75 is the v2 experiment's")
 	wide := flag.Bool("wide", false, "with -restyle, the wide recipe: larger changes of index size and aspect, and slanted print (restyle.go)")
 	proc := flag.Float64("proc", 0, "share of crops whose card is a procedural design (procedural.go); 0 draws as the earlier recipes did")
+	fx := flag.Float64("camfx", 0, "probability of each of the still camera's faults of package camfx (motion blur, a soft shadow, a bent card; camfx.go); 0 draws as the earlier recipes did")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc}); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx}); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -70,6 +71,7 @@ type recipe struct {
 	restyle float64 // probability that a face is restyled (restyle.go)
 	wide    bool    // the wide restyle recipe
 	proc    float64 // share of procedural designs (procedural.go)
+	camfx   float64 // probability of each camfx fault (camfx.go)
 }
 
 func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {

@@ -100,12 +100,15 @@ type scene struct {
 	styles    []cardface.Style
 	procMain  gocv.Mat // the main card's face, when procedural
 	procOther gocv.Mat // another card's face, when procedural
+	// camfx is the probability of each of camfx's faults (camfx.go); 0
+	// keeps the earlier recipes' draws.
+	camfx float64
 }
 
 func newScene(g *generator, rc recipe, sts []cardface.Style) *scene {
 	return &scene{g: g, cropper: classify.NewCropper(), small: gocv.NewMat(), layer: gocv.NewMat(),
 		tmp: gocv.NewMat(), crop: gocv.NewMat(), m: gocv.NewMat(), styled: gocv.NewMat(), stmp: gocv.NewMat(),
-		restyle: rc.restyle, wide: rc.wide, proc: rc.proc, styles: sts, procMain: gocv.NewMat(), procOther: gocv.NewMat()}
+		restyle: rc.restyle, wide: rc.wide, proc: rc.proc, styles: sts, procMain: gocv.NewMat(), procOther: gocv.NewMat(), camfx: rc.camfx}
 }
 
 func (s *scene) Close() {
@@ -139,6 +142,9 @@ func (s *scene) sample(r *rand.Rand, decks []string) (sample, error) {
 	blurAndLight(r, &canvas, px, s.restyle > 0)
 	if s.proc > 0 && r.Float64() < 0.15 {
 		glare(r, &canvas, px)
+	}
+	if s.camfx > 0 {
+		stillFaults(r, &canvas, qToCanvas, px, s.camfx)
 	}
 	if err := compress(r, &canvas); err != nil {
 		return out, err

@@ -52,7 +52,7 @@ func run(args []string) error {
 	fs.BoolVar(&sc.Rules.HitSoft17, "h17", true, "the dealer hits soft 17")
 	fs.BoolVar(&sc.Rules.HoleCard, "hole-card", true, "the dealer takes a hole card")
 	res := fs.String("res", "1080p", "1080p or 4k")
-	fs.Float64Var(&cam.TiltDeg, "tilt", cam.TiltDeg, "camera tilt off vertical, degrees (0-20)")
+	fs.Float64Var(&cam.TiltDeg, "tilt", cam.TiltDeg, "camera tilt off vertical, degrees (0-35)")
 	fs.Float64Var(&cam.TiltAzimuthDeg, "tilt-azimuth", cam.TiltAzimuthDeg, "direction of the tilt, degrees")
 	fs.Float64Var(&cam.K1, "k1", cam.K1, "radial lens distortion")
 	fs.Float64Var(&cam.HeightMM, "camera-height", cam.HeightMM, "camera height above the felt, mm")

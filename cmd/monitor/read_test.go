@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bjmonitor/cards"
+)
+
+// TestReadStills reads the enrolment still (a whole deck laid out face
+// up, no calibration given) and a file that is not there: the missing
+// file is named with its error, the still is still read, and the exit
+// status says one picture failed.
+func TestReadStills(t *testing.T) {
+	models := filepath.Join("..", "..", "models", "cardindex")
+	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
+	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	still := filepath.Join("..", "..", "testvideos", "enroll-layout.jpg")
+	missing := filepath.Join(t.TempDir(), "missing.png")
+	stdout, stderr, err := run(t, "read", "--json", still, missing)
+	if !errors.Is(err, errSomeUnread) || exitCode(err) != 1 {
+		t.Errorf("monitor read: %v (exit status %d), want errSomeUnread and 1", err, exitCode(err))
+	}
+	if !strings.Contains(stderr, missing) {
+		t.Errorf("stderr %q does not name %s", stderr, missing)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d JSON lines, want 2:\n%s", len(lines), stdout)
+	}
+	var got, bad readResult
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if bad.Error == "" || bad.Image != missing {
+		t.Errorf("the missing picture's result %+v, want its error", bad)
+	}
+	seen := map[string]bool{}
+	for _, c := range got.Cards {
+		if _, err := cards.Parse(c.Card); err == nil && c.Confidence >= 0.75 {
+			seen[c.Card] = true
+		}
+	}
+	// The layout holds each of the 52 cards once.
+	if len(seen) < 51 {
+		t.Errorf("read %d distinct cards confidently of the 52 laid out (%d cards, %s, %.2f px/mm)", len(seen), len(got.Cards), got.Plane, got.PxPerMM)
+	}
+}
+
+// TestReadDealtStill reads the sample still of a dealt table (a held-out
+// deck, 13° oblique, every camera fault) and compares the table it
+// prints with the golden file; regenerate with -update. Every card of
+// the picture is in it, read right.
+func TestReadDealtStill(t *testing.T) {
+	models := filepath.Join("..", "..", "models", "cardindex")
+	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
+	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	still := filepath.Join("..", "..", "testvideos", "dealt-still.jpg")
+	stdout, _, err := run(t, "read", still)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "read-dealt-still.golden.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(want) {
+		t.Errorf("monitor read %s printed\n%s\nwant (%s)\n%s", still, stdout, golden, want)
+	}
+}

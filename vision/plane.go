@@ -1,0 +1,658 @@
+package vision
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+)
+
+// A still with no calibration is rectified from its cards alone. Every
+// card corner that shows is a right angle on the felt: the picture's two
+// edges there are the images of two perpendicular lines. A plane's
+// perspective view keeps straight lines straight, and the right angles
+// of five or more corners in two or more directions fix the view up to a
+// turn and a scale (the conic dual to the circular points, Liebowitz and
+// Zisserman 1998). The scale then follows from the cards' size: the
+// straight edges of cards that lie whole, or of a hand's first and last
+// card, are 63 or 88 mm long.
+
+// linePair is the two edges of the picture meeting at a card corner:
+// lines in the picture's normalised coordinates (a·x + b·y + c = 0, with
+// a² + b² = 1).
+type linePair struct {
+	l, m [3]float64
+	// The two edges' ends, in normalised coordinates.
+	le, me [2][2]float64
+}
+
+// PlaneFit says how a still's table plane was found.
+type PlaneFit struct {
+	// Corners is how many card corners the picture showed, Agreeing how
+	// many of them the plane makes right angles of (within 2.5°).
+	Corners, Agreeing int
+	// Perspective: the view was rectified from the corners; false means
+	// too few corners agreed, and the picture was taken as the plane.
+	Perspective bool
+	// PxPerMM is the picture's scale at its centre: given, or from the
+	// cards' edges.
+	PxPerMM float64
+}
+
+// Colour bounds (OpenCV HSV) of the paper whose outlines give a still's
+// card corners: wider than the detector's (paperLo, paperHi), to take in
+// cream and tinted paper whole, and still well clear of felt, which is
+// saturated, and of the layout's gold ink.
+var (
+	stillPaperLo = gocv.NewScalar(0, 0, 110, 0)
+	stillPaperHi = gocv.NewScalar(180, 110, 255, 0)
+)
+
+// Limits on what counts as a card's corner in a still's outlines, in
+// pixels and degrees. A card at 1 px/mm is 63×88 px.
+const (
+	stillMinBlob  = 1500.0 // px²: a smaller blob of paper is a chip or printing
+	stillPolyTol  = 1.5    // px: how far a blob's polygon strays from its outline
+	stillMinEdge  = 14.0   // px: the shortest straight edge of a corner
+	stillMaxTurn  = 40.0   // degrees: how far off a right angle a corner may look in a view up to 30° oblique
+	stillAgreeDeg = 2.5    // degrees: a rectified corner this close to 90° agrees
+	minCorners    = 8      // corners that must agree for the view to be rectified
+)
+
+// Plane is a still's table plane found from its cards, up to its scale:
+// the scales the cards' edges suggest are its candidates.
+type Plane struct {
+	Fit PlaneFit
+	// Scales are the candidate scales at the picture's centre, px/mm,
+	// the likeliest first.
+	Scales []float64
+	w, h   int
+	nz     normaliser
+	hr     [3][3]float64 // normalised picture → a plane similar to the table
+	j      float64       // hr's area scale at the centre
+}
+
+// FindPlane finds the table plane of a still with no calibration: from
+// its card corners when enough show in two or more directions, otherwise
+// taking the picture as the plane. Its millimetres have X along the
+// picture's x at its centre.
+func FindPlane(img gocv.Mat) (*Plane, error) {
+	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
+		return nil, errors.New("vision: want an 8-bit BGR picture")
+	}
+	w, h := img.Cols(), img.Rows()
+	p := &Plane{w: w, h: h, nz: normaliser{cx: float64(w) / 2, cy: float64(h) / 2, s: float64(max(w, h)) / 2}, hr: identity3()}
+	pairs := stillCorners(img, p.nz)
+	p.Fit.Corners = len(pairs)
+	if c, n, ok := fitRightAngles(pairs); ok && n >= minCorners {
+		if r, ok := rectifier(c); ok {
+			p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
+		}
+	}
+	p.hr = upright(p.hr)
+	p.j = jacobianDet(p.hr, [2]float64{0, 0})
+	for _, k := range cardScales(pairs, p.hr) {
+		p.Scales = append(p.Scales, p.pxPerMM(k))
+	}
+	return p, nil
+}
+
+// pxPerMM is the centre's scale when k units of hr are a mm: a mm is
+// k/√j normalised units, k·s/√j pixels.
+func (p *Plane) pxPerMM(k float64) float64 { return k * p.nz.s / math.Sqrt(p.j) }
+
+// Calibration is the plane at scale pxPerMM (at the picture's centre):
+// a table with the picture's size and no zones.
+func (p *Plane) Calibration(pxPerMM float64) (*calibration.Calibration, error) {
+	if !(pxPerMM > 0) {
+		return nil, fmt.Errorf("vision: scale %v px/mm", pxPerMM)
+	}
+	k := pxPerMM * math.Sqrt(p.j) / p.nz.s
+	toMM := func(x, y float64) calibration.Point {
+		q := apply3(p.hr, p.nz.in(x, y))
+		return calibration.Point{X: q[0] / k, Y: q[1] / k}
+	}
+	return planeCalibration(p.w, p.h, toMM)
+}
+
+// EstimatePlane returns the calibration of a still with no table file:
+// its plane (FindPlane) at scale pxPerMM when that is positive, or else
+// at the likeliest scale its cards' edges suggest.
+func EstimatePlane(img gocv.Mat, pxPerMM float64) (*calibration.Calibration, PlaneFit, error) {
+	p, err := FindPlane(img)
+	if err != nil {
+		return nil, PlaneFit{}, err
+	}
+	if pxPerMM <= 0 {
+		if len(p.Scales) == 0 {
+			return nil, p.Fit, errNoScale
+		}
+		pxPerMM = p.Scales[0]
+	}
+	p.Fit.PxPerMM = pxPerMM
+	cal, err := p.Calibration(pxPerMM)
+	return cal, p.Fit, err
+}
+
+var errNoScale = errors.New("vision: no card edges to tell the scale by: give the scale (--px-per-mm)")
+
+// normaliser maps picture pixels to coordinates of about ±1, which keep
+// the line and conic arithmetic well conditioned.
+type normaliser struct{ cx, cy, s float64 }
+
+func (n normaliser) in(x, y float64) [2]float64 {
+	return [2]float64{(x - n.cx) / n.s, (y - n.cy) / n.s}
+}
+
+// stillCorners finds the card corners in the outlines of a still's
+// paper (stillPaperLo..Hi): places where two straight edges of an outline meet, convex, at
+// something near a right angle. It returns each corner's two edges as
+// lines, with their ends.
+func stillCorners(img gocv.Mat, nz normaliser) []linePair {
+	hsv := gocv.NewMat()
+	defer hsv.Close()
+	gocv.CvtColor(img, &hsv, gocv.ColorBGRToHSV)
+	paper := gocv.NewMat()
+	defer paper.Close()
+	gocv.InRangeWithScalar(hsv, stillPaperLo, stillPaperHi, &paper)
+	k := openingKernel()
+	defer k.Close()
+	gocv.MorphologyEx(paper, &paper, gocv.MorphOpen, k)
+	contours := gocv.FindContours(paper, gocv.RetrievalExternal, gocv.ChainApproxNone)
+	defer contours.Close()
+	var pairs []linePair
+	for i := range contours.Size() {
+		c := contours.At(i)
+		if gocv.ContourArea(c) < stillMinBlob {
+			continue
+		}
+		poly := gocv.ApproxPolyDP(c, stillPolyTol, true)
+		pairs = append(pairs, polygonCorners(c.ToPoints(), poly.ToPoints(), nz)...)
+		poly.Close()
+	}
+	return pairs
+}
+
+// polygonCorners finds the corners of one outline's polygon: each long
+// edge and the next long edge after it, when only a short run of
+// polygon (a corner's rounding) lies between them and they turn the
+// polygon's way by about a right angle. Each edge is fitted to the
+// outline's own points along it.
+func polygonCorners(outline, poly []image.Point, nz normaliser) []linePair {
+	n := len(poly)
+	if n < 3 {
+		return nil
+	}
+	var area float64
+	for i := range poly {
+		a, b := poly[i], poly[(i+1)%n]
+		area += float64(a.X*b.Y - b.X*a.Y)
+	}
+	type edge struct {
+		i    int // from poly[i] to poly[i+1]
+		line [3]float64
+		dir  [2]float64
+		len  float64
+		ends [2][2]float64
+	}
+	var long []edge
+	for i := range poly {
+		a, b := poly[i], poly[(i+1)%n]
+		l := math.Hypot(float64(b.X-a.X), float64(b.Y-a.Y))
+		if l < stillMinEdge {
+			continue
+		}
+		line, ok := fitEdge(outline, a, b, nz)
+		if !ok {
+			continue
+		}
+		e := [2][2]float64{nz.in(float64(a.X), float64(a.Y)), nz.in(float64(b.X), float64(b.Y))}
+		long = append(long, edge{i: i, line: line, dir: [2]float64{float64(b.X-a.X) / l, float64(b.Y-a.Y) / l}, len: l, ends: e})
+	}
+	var pairs []linePair
+	for j := range long {
+		a, b := long[j], long[(j+1)%len(long)]
+		if len(long) < 2 || (b.i-a.i+n)%n == 0 {
+			continue
+		}
+		gap := 0.0 // polygon between a's end and b's start
+		for k := (a.i + 1) % n; k != b.i; k = (k + 1) % n {
+			q, r := poly[k], poly[(k+1)%n]
+			gap += math.Hypot(float64(r.X-q.X), float64(r.Y-q.Y))
+		}
+		if gap > 0.3*math.Min(a.len, b.len) {
+			continue
+		}
+		cross := a.dir[0]*b.dir[1] - a.dir[1]*b.dir[0]
+		dot := a.dir[0]*b.dir[0] + a.dir[1]*b.dir[1]
+		turn := math.Acos(math.Max(-1, math.Min(1, dot))) * 180 / math.Pi
+		if cross*area <= 0 || math.Abs(turn-90) > stillMaxTurn {
+			continue // a concave corner (where two cards meet), or no right angle
+		}
+		pairs = append(pairs, linePair{l: a.line, m: b.line, le: a.ends, me: b.ends})
+	}
+	return pairs
+}
+
+// fitEdge fits a line, by least squares, to the outline points that lie
+// within 2 px of the polygon edge from a to b and in its middle 80%
+// (clear of the corners' rounding). The line is normalised.
+func fitEdge(outline []image.Point, a, b image.Point, nz normaliser) ([3]float64, bool) {
+	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+	l := math.Hypot(dx, dy)
+	ux, uy := dx/l, dy/l
+	var sx, sy, sxx, syy, sxy, cnt float64
+	for _, p := range outline {
+		px, py := float64(p.X-a.X), float64(p.Y-a.Y)
+		t := px*ux + py*uy
+		if t < 0.1*l || t > 0.9*l || math.Abs(-px*uy+py*ux) > 2 {
+			continue
+		}
+		q := nz.in(float64(p.X), float64(p.Y))
+		sx, sy, sxx, syy, sxy, cnt = sx+q[0], sy+q[1], sxx+q[0]*q[0], syy+q[1]*q[1], sxy+q[0]*q[1], cnt+1
+	}
+	if cnt < 5 {
+		return [3]float64{}, false
+	}
+	mx, my := sx/cnt, sy/cnt
+	cxx, cyy, cxy := sxx/cnt-mx*mx, syy/cnt-my*my, sxy/cnt-mx*my
+	// The line's direction is the covariance's major axis; its normal
+	// the minor one.
+	th := 0.5 * math.Atan2(2*cxy, cxx-cyy)
+	nx, ny := -math.Sin(th), math.Cos(th)
+	return [3]float64{nx, ny, -(nx*mx + ny*my)}, true
+}
+
+// constraint is the row of the linear system in the dual conic's six
+// entries (a, b, c, d, e, f of [[a b/2 d/2] [b/2 c e/2] [d/2 e/2 f]])
+// that says lines l and m are perpendicular on the plane: lᵀ C m = 0.
+func constraint(p linePair) [6]float64 {
+	l, m := p.l, p.m
+	return [6]float64{l[0] * m[0], (l[0]*m[1] + l[1]*m[0]) / 2, l[1] * m[1], (l[0]*m[2] + l[2]*m[0]) / 2, (l[1]*m[2] + l[2]*m[1]) / 2, l[2] * m[2]}
+}
+
+// conicFrom solves the dual conic from pairs by least squares: the
+// eigenvector of the smallest eigenvalue of Σ rowᵀrow.
+func conicFrom(pairs []linePair) [3][3]float64 {
+	var m [6][6]float64
+	for _, p := range pairs {
+		r := constraint(p)
+		for i := range 6 {
+			for j := range 6 {
+				m[i][j] += r[i] * r[j]
+			}
+		}
+	}
+	a := make([][]float64, 6)
+	for i := range a {
+		a[i] = m[i][:]
+	}
+	vals, vecs := eigenSym(a)
+	best := 0
+	for i := range vals {
+		if vals[i] < vals[best] {
+			best = i
+		}
+	}
+	v := make([]float64, 6)
+	for i := range 6 {
+		v[i] = vecs[i][best]
+	}
+	return [3][3]float64{{v[0], v[1] / 2, v[3] / 2}, {v[1] / 2, v[2], v[4] / 2}, {v[3] / 2, v[4] / 2, v[5]}}
+}
+
+// fitRightAngles finds the dual conic that most corners agree with:
+// conics from random fives of corners, the one most agree with, then
+// refitted to those that agree, twice. It returns the conic and how many
+// agree.
+func fitRightAngles(pairs []linePair) ([3][3]float64, int, bool) {
+	if len(pairs) < 5 {
+		return [3][3]float64{}, 0, false
+	}
+	rng := rand.New(rand.NewPCG(uint64(len(pairs)), 23)) // the same picture gives the same fit
+	var best []linePair
+	sample := make([]linePair, 5)
+	for range 300 {
+		for i := range sample {
+			sample[i] = pairs[rng.IntN(len(pairs))]
+		}
+		if in := agreeing(conicFrom(sample), pairs); len(in) > len(best) {
+			best = in
+		}
+	}
+	if len(best) < 5 {
+		return [3][3]float64{}, 0, false
+	}
+	c := conicFrom(best)
+	for range 2 {
+		in := agreeing(c, pairs)
+		if len(in) < 5 {
+			break
+		}
+		best, c = in, conicFrom(in)
+	}
+	return c, len(best), true
+}
+
+// agreeing returns the pairs that the plane of conic c makes right
+// angles of.
+func agreeing(c [3][3]float64, pairs []linePair) []linePair {
+	h, ok := rectifier(c)
+	if !ok {
+		return nil
+	}
+	return agreeingWith(h, pairs)
+}
+
+// mulT returns mᵀ·v.
+func mulT(m [3][3]float64, v [3]float64) [3]float64 {
+	var out [3]float64
+	for i := range 3 {
+		for j := range 3 {
+			out[i] += m[j][i] * v[j]
+		}
+	}
+	return out
+}
+
+// rectifier turns a dual conic C = K·diag(1,1,0)·Kᵀ into the homography
+// K⁻¹ that rectifies the plane up to a similarity. It fails unless C has
+// two positive eigenvalues (of one sign, after C's sign is chosen) and a
+// third near zero.
+func rectifier(c [3][3]float64) ([3][3]float64, bool) {
+	a := [][]float64{c[0][:], c[1][:], c[2][:]}
+	vals, vecs := eigenSym(a)
+	order := []int{0, 1, 2}
+	slices.SortFunc(order, func(i, j int) int { return cmpF(math.Abs(vals[j]), math.Abs(vals[i])) })
+	l1, l2, l3 := vals[order[0]], vals[order[1]], vals[order[2]]
+	if l1 < 0 {
+		l1, l2, l3 = -l1, -l2, -l3
+	}
+	if l2 <= 0.1*l1 || math.Abs(l3) > 0.3*l2 {
+		return [3][3]float64{}, false
+	}
+	var h [3][3]float64
+	for r, k := range order {
+		s := 1.0
+		switch r {
+		case 0:
+			s = 1 / math.Sqrt(l1)
+		case 1:
+			s = 1 / math.Sqrt(l2)
+		}
+		for col := range 3 {
+			h[r][col] = s * vecs[col][k]
+		}
+	}
+	return h, true
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// upright turns h so that it keeps the picture's handedness (a mirrored
+// table would show every index mirrored), maps the picture's centre to
+// the front of the plane, and maps the picture's x axis at its centre to
+// +X.
+func upright(h [3][3]float64) [3][3]float64 {
+	if h[2][2] < 0 { // the centre's w: a point reflection is a similarity
+		for r := range 3 {
+			for c := range 3 {
+				h[r][c] = -h[r][c]
+			}
+		}
+	}
+	if jacobianDet(h, [2]float64{0, 0}) < 0 {
+		for c := range 3 {
+			h[0][c] = -h[0][c]
+		}
+	}
+	const d = 1e-3
+	p0, p1 := apply3(h, [2]float64{0, 0}), apply3(h, [2]float64{d, 0})
+	a := math.Atan2(p1[1]-p0[1], p1[0]-p0[0])
+	co, si := math.Cos(-a), math.Sin(-a)
+	rot := [3][3]float64{{co, -si, 0}, {si, co, 0}, {0, 0, 1}}
+	return mul3(rot, h)
+}
+
+// jacobianDet is the area scale of h at normalised point p.
+func jacobianDet(h [3][3]float64, p [2]float64) float64 {
+	const d = 1e-4
+	p0 := apply3(h, p)
+	px := apply3(h, [2]float64{p[0] + d, p[1]})
+	py := apply3(h, [2]float64{p[0], p[1] + d})
+	return ((px[0]-p0[0])*(py[1]-p0[1]) - (px[1]-p0[1])*(py[0]-p0[0])) / (d * d)
+}
+
+func apply3(h [3][3]float64, p [2]float64) [2]float64 {
+	w := h[2][0]*p[0] + h[2][1]*p[1] + h[2][2]
+	return [2]float64{(h[0][0]*p[0] + h[0][1]*p[1] + h[0][2]) / w, (h[1][0]*p[0] + h[1][1]*p[1] + h[1][2]) / w}
+}
+
+func identity3() [3][3]float64 { return [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} }
+
+func mul3(a, b [3][3]float64) [3][3]float64 {
+	var out [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				out[i][j] += a[i][k] * b[k][j]
+			}
+		}
+	}
+	return out
+}
+
+func invert3(m [3][3]float64) ([3][3]float64, bool) {
+	det := m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	if det == 0 || math.IsNaN(det) {
+		return [3][3]float64{}, false
+	}
+	var inv [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			a, b := (j+1)%3, (j+2)%3
+			c, d := (i+1)%3, (i+2)%3
+			inv[i][j] = (m[a][c]*m[b][d] - m[a][d]*m[b][c]) / det
+		}
+	}
+	return inv, true
+}
+
+// eigenSym diagonalises a small symmetric matrix by Jacobi rotations:
+// the eigenvalues, and the eigenvectors as the columns of vecs.
+func eigenSym(a [][]float64) (vals []float64, vecs [][]float64) {
+	n := len(a)
+	m := make([][]float64, n)
+	vecs = make([][]float64, n)
+	for i := range n {
+		m[i] = slices.Clone(a[i])
+		vecs[i] = make([]float64, n)
+		vecs[i][i] = 1
+	}
+	for range 100 {
+		off := 0.0
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				off += m[i][j] * m[i][j]
+			}
+		}
+		if off < 1e-30 {
+			break
+		}
+		for p := range n {
+			for q := p + 1; q < n; q++ {
+				if m[p][q] == 0 {
+					continue
+				}
+				th := (m[q][q] - m[p][p]) / (2 * m[p][q])
+				t := math.Copysign(1, th) / (math.Abs(th) + math.Sqrt(th*th+1))
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for k := range n {
+					mkp, mkq := m[k][p], m[k][q]
+					m[k][p], m[k][q] = c*mkp-s*mkq, s*mkp+c*mkq
+				}
+				for k := range n {
+					mpk, mqk := m[p][k], m[q][k]
+					m[p][k], m[q][k] = c*mpk-s*mqk, s*mpk+c*mqk
+				}
+				for k := range n {
+					vkp, vkq := vecs[k][p], vecs[k][q]
+					vecs[k][p], vecs[k][q] = c*vkp-s*vkq, s*vkp+c*vkq
+				}
+			}
+		}
+	}
+	vals = make([]float64, n)
+	for i := range n {
+		vals[i] = m[i][i]
+	}
+	return vals, vecs
+}
+
+// cardScales suggests how many units of the rectified plane h a mm is,
+// likeliest first, from the cards' whole edges: an edge that runs from
+// one right-angled corner of an outline to the next is a card's whole
+// edge (in a dealt hand, the first card's near edges and the last card's
+// far ones), where an edge that ends where it meets another card is a
+// part. A whole edge is 63 or 88 mm less its rounded ends and any
+// printed border (edgeLossMM), so it suggests both scales, unless the
+// other whole edge at one of its corners shows which it is; the scale
+// most edges suggest (to 4%) is the likeliest. With no whole edge, every
+// right-angled corner's edges make the suggestions.
+func cardScales(pairs []linePair, h [3][3]float64) []float64 {
+	length := func(e [2][2]float64) float64 {
+		a, b := apply3(h, e[0]), apply3(h, e[1])
+		return math.Hypot(b[0]-a[0], b[1]-a[1])
+	}
+	ends := map[[2][2]float64]int{}
+	agree := agreeingWith(h, pairs)
+	for _, p := range agree {
+		ends[p.le]++
+		ends[p.me]++
+	}
+	var whole, any []float64
+	for e, n := range ends {
+		l := length(e)
+		if l <= 0 {
+			continue
+		}
+		v := []float64{math.Log(l / (cardW - edgeLossMM)), math.Log(l / (cardH - edgeLossMM))}
+		any = append(any, v...)
+		if n >= 2 {
+			whole = append(whole, v...)
+		}
+	}
+	// A corner whose two edges are both whole tells which is the long
+	// one: its suggestion counts thrice.
+	for _, p := range agree {
+		if ends[p.le] < 2 || ends[p.me] < 2 {
+			continue
+		}
+		a, b := length(p.le), length(p.me)
+		long, short := math.Max(a, b), math.Min(a, b)
+		if r := long / short; r > 1.25 && r < 1.65 {
+			v := math.Log((long/(cardH-edgeLossMM) + short/(cardW-edgeLossMM)) / 2)
+			whole = append(whole, v, v, v)
+		}
+	}
+	if len(whole) == 0 {
+		whole = any
+	}
+	var out []float64
+	for _, c := range clusters(whole, 0.04) {
+		out = append(out, math.Exp(c))
+	}
+	return out
+}
+
+// edgeLossMM is how much shorter a card's whole edge is in the polygon
+// of its paper's outline: the polygon cuts the rounded corners, and a
+// printed frame or border eats into the paper (measured on the gnome
+// decks).
+const edgeLossMM = 4
+
+// clusters groups xs into runs whose neighbours lie within w of each
+// other (and span at most 2w), and returns each run's mean, the runs
+// with more members first (the larger mean first among equals).
+func clusters(xs []float64, w float64) []float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	type run struct {
+		mean float64
+		n    int
+	}
+	var runs []run
+	for i := 0; i < len(xs); {
+		j := i + 1
+		for j < len(xs) && xs[j]-xs[j-1] <= w && xs[j]-xs[i] <= 2*w {
+			j++
+		}
+		sum := 0.0
+		for _, x := range xs[i:j] {
+			sum += x
+		}
+		runs = append(runs, run{sum / float64(j-i), j - i})
+		i = j
+	}
+	slices.SortStableFunc(runs, func(a, b run) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return cmpF(b.mean, a.mean)
+	})
+	out := make([]float64, len(runs))
+	for i, r := range runs {
+		out[i] = r.mean
+	}
+	return out
+}
+
+// agreeingWith returns the pairs that rectified plane h makes right
+// angles of, within stillAgreeDeg.
+func agreeingWith(h [3][3]float64, pairs []linePair) []linePair {
+	hit, ok := invert3(h)
+	if !ok {
+		return nil
+	}
+	var out []linePair
+	for _, p := range pairs {
+		// Lines map by the inverse transpose.
+		l, m := mulT(hit, p.l), mulT(hit, p.m)
+		cos := math.Abs(l[0]*m[0]+l[1]*m[1]) / (math.Hypot(l[0], l[1]) * math.Hypot(m[0], m[1]))
+		if math.Asin(math.Min(1, cos))*180/math.Pi < stillAgreeDeg {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// planeCalibration makes the calibration of a w×h picture whose pixels
+// lie on the table at toMM: fitted to the picture's corners and centre,
+// with no lens term.
+func planeCalibration(w, h int, toMM func(x, y float64) calibration.Point) (*calibration.Calibration, error) {
+	t := &calibration.Table{Version: 1, Units: "mm", ImageWidth: w, ImageHeight: h}
+	var pts []calibration.Correspondence
+	for _, p := range [][2]float64{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}, {float64(w) / 2, float64(h) / 2}} {
+		pts = append(pts, calibration.Correspondence{Table: toMM(p[0], p[1]), X: p[0], Y: p[1]})
+	}
+	cal, err := calibration.FromCorrespondences(t, pts)
+	if err != nil {
+		return nil, fmt.Errorf("vision: the plane found: %w", err)
+	}
+	return cal, nil
+}

@@ -1,0 +1,185 @@
+package vision
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
+)
+
+// Still is what one still picture shows.
+type Still struct {
+	Cards []Observation
+	// Cal maps the picture to the table plane: the table file's, or
+	// found from the cards (EstimatePlane), whose millimetres are the
+	// picture's own.
+	Cal *calibration.Calibration
+	// Plane says how the plane was found when no calibration was given.
+	Plane PlaneFit
+}
+
+// maxStillMM is how far from the picture's centre a still is read, in
+// mm: a view nearly along the felt reaches to the horizon.
+const maxStillMM = 2000.0
+
+// The scales a still's cards may suggest: below 1 px/mm an index's rank
+// is some 8 px high, and the model reads 1.2–5 px/mm; above 6 px/mm a
+// card would fill a 1080p picture.
+const (
+	minStillPxPerMM = 1.0
+	maxStillPxPerMM = 6.0
+)
+
+// maxScaleTries is how many of the scales a still's cards suggest are
+// tried, likeliest first.
+const maxScaleTries = 4
+
+// ReadStill finds and reads the cards of one still picture (8-bit BGR).
+// With a calibration (the table file's camera, for pictures the size it
+// was calibrated at), the cards are placed on the table in mm. Without
+// one, the table plane is found from the cards themselves (FindPlane): at
+// scale pxPerMM (at the picture's centre) when that is positive, or else
+// at each of the likeliest scales their edges suggest, keeping the scale
+// at which the most cards read confidently. Either way the whole picture
+// is read as one zone, with the detector the monitor runs on video, at
+// once (nothing needs to settle in a still).
+func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerMM float64) (Still, error) {
+	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
+		return Still{}, errors.New("vision: want an 8-bit BGR picture")
+	}
+	if reader == nil {
+		return Still{}, errors.New("vision: ReadStill needs a reader")
+	}
+	if cal != nil {
+		if cal.Table.ImageWidth != img.Cols() || cal.Table.ImageHeight != img.Rows() {
+			return Still{}, fmt.Errorf("vision: the picture is %dx%d, the calibration's camera %dx%d", img.Cols(), img.Rows(), cal.Table.ImageWidth, cal.Table.ImageHeight)
+		}
+		cs, err := readWhole(img, cal, reader)
+		return Still{Cards: cs, Cal: cal}, err
+	}
+	p, err := FindPlane(img)
+	if err != nil {
+		return Still{}, err
+	}
+	var scales []float64
+	for _, px := range p.Scales {
+		if px >= minStillPxPerMM && px <= maxStillPxPerMM && len(scales) < maxScaleTries {
+			scales = append(scales, px)
+		}
+	}
+	if pxPerMM > 0 {
+		scales = []float64{pxPerMM}
+	}
+	var best Still
+	bestScore := -1.0
+	for _, px := range scales {
+		if px < 0.5 || px > 8 {
+			continue // no card index can be read, or the detector cannot rectify that finely
+		}
+		c, err := p.Calibration(px)
+		if err != nil {
+			return Still{}, err
+		}
+		cs, err := readWhole(img, c, reader)
+		if err != nil {
+			return Still{}, err
+		}
+		if sc := readScore(cs); sc > bestScore {
+			best, bestScore = Still{Cards: cs, Cal: c, Plane: p.Fit}, sc
+			best.Plane.PxPerMM = px
+		}
+	}
+	if best.Cal == nil {
+		return Still{}, errNoScale
+	}
+	return best, nil
+}
+
+// readScore is how well a scale reads a still: the distinct cards read
+// confidently, less those read twice. At a wrong scale a card's two
+// index corners make two cards of it, or none; a still rarely shows one
+// card twice.
+func readScore(cs []Observation) float64 {
+	seen := map[cards.Card]int{}
+	sum := 0.0
+	for _, o := range cs {
+		if o.Card.Valid() && o.Confidence >= Confident {
+			seen[o.Card]++
+			sum += o.Confidence
+		}
+	}
+	score := 0.0
+	for _, n := range seen {
+		score += 1 - float64(n-1)
+	}
+	return score + sum/float64(len(cs)+1)
+}
+
+// readWhole reads every card of img, calibrated as cal, as one zone.
+func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, error) {
+	whole, err := wholeView(cal)
+	if err != nil {
+		return nil, err
+	}
+	opts := DefaultOptions()
+	opts.MarginMM, opts.SettleFrames, opts.MaxWaitFrames = 10, 0, 1
+	opts.Workers = runtime.GOMAXPROCS(0)
+	// The detector's grid holds at most 16M pixels a zone: a wide view
+	// is rectified coarser.
+	minX, minY, maxX, maxY := bounds(whole.Table.Dealer.Polygon)
+	area := (maxX - minX + 2*opts.MarginMM) * (maxY - minY + 2*opts.MarginMM)
+	if a := area * opts.PxPerMM * opts.PxPerMM; a > 15<<20 {
+		opts.PxPerMM = math.Sqrt(15 << 20 / area)
+	}
+	d, err := NewDetector(whole, reader, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	f, err := d.Detect(img, 0, 0)
+	return f.Cards, err
+}
+
+// wholeView returns cal with one zone, the dealer's, covering the whole
+// picture (up to maxStillMM from its centre): in a still every card
+// counts, wherever it lies.
+func wholeView(cal *calibration.Calibration) (*calibration.Calibration, error) {
+	t := *cal.Table
+	w, h := float64(t.ImageWidth), float64(t.ImageHeight)
+	centre := cal.ToTable(w/2, h/2)
+	var poly []calibration.Point
+	const steps = 8 // along each side: a lens term bends the picture's edges on the felt
+	for side := range 4 {
+		for i := range steps {
+			f := float64(i) / steps
+			x, y := [4]float64{f * w, w, (1 - f) * w, 0}[side], [4]float64{0, f * h, h, (1 - f) * h}[side]
+			p := cal.ToTable(x, y)
+			if d := Dist(p, centre); d > maxStillMM || math.IsNaN(d) {
+				k := maxStillMM / d
+				if math.IsNaN(d) {
+					k = 0
+				}
+				p = calibration.Point{X: centre.X + (p.X-centre.X)*k, Y: centre.Y + (p.Y-centre.Y)*k}
+			}
+			poly = append(poly, p)
+		}
+	}
+	t.Seats, t.Dealer = nil, calibration.Zone{Polygon: poly}
+	c := *cal
+	c.Table = &t
+	return &c, nil
+}
+
+func bounds(poly []calibration.Point) (minX, minY, maxX, maxY float64) {
+	minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range poly {
+		minX, minY = math.Min(minX, p.X), math.Min(minY, p.Y)
+		maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
+	}
+	return
+}

@@ -1,0 +1,223 @@
+package vision_test
+
+import (
+	"bjmonitor/calibration"
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"bjmonitor/testvideos/cardart"
+	"bjmonitor/testvideos/still"
+	"bjmonitor/vision"
+)
+
+// The still-picture accuracy measurement: -stills N renders N pictures a
+// deck (the test's own few when 0), -stills.decks the decks (comma
+// separated; kde:<name> for the acceptance decks, measured and reported,
+// never tuned on).
+var (
+	stillsN     = flag.Int("stills", 0, "pictures a deck for TestStillAccuracy (0: the quick set)")
+	stillsDecks = flag.String("stills.decks", "", "decks for TestStillAccuracy, comma separated (default: the models' held-out gnome decks)")
+	stillsSeed  = flag.Uint64("stills.seed", 1000, "seed of the first picture")
+	stillsScale = flag.Bool("stills.scale", false, "give the reader each picture's scale, as --px-per-mm does")
+)
+
+// quickBar is the share (%) of face-up cards the quick set must find,
+// and of those read right: three misses in its some 70 cards fail it.
+const quickBar = 96.0
+
+// stillScore counts one deck's pictures.
+type stillScore struct {
+	pictures, faceUp, found, right, confident, confidentWrong int
+	misses                                                    []string
+}
+
+func (s *stillScore) add(o stillScore) {
+	s.pictures += o.pictures
+	s.faceUp, s.found, s.right = s.faceUp+o.faceUp, s.found+o.found, s.right+o.right
+	s.confident, s.confidentWrong = s.confident+o.confident, s.confidentWrong+o.confidentWrong
+	s.misses = append(s.misses, o.misses...)
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 100
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+// scoreStill matches what was read with the truth: a card is found when
+// an observation's centre in the picture lies within a quarter of the
+// card's short side of the card's own centre, and the nearest such
+// observation is its reading (a hand's cards lie some 25 mm apart). A confident reading
+// (vision.Confident or more) is wrong when it is not the card it lies
+// on, or lies on no face-up card.
+func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
+	centre := func(q [4][2]float64) (float64, float64) {
+		return (q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4, (q[0][1] + q[1][1] + q[2][1] + q[3][1]) / 4
+	}
+	pairs := func(q [4]calibration.Point) [4][2]float64 {
+		var out [4][2]float64
+		for i, p := range q {
+			out[i] = [2]float64{p.X, p.Y}
+		}
+		return out
+	}
+	var sc stillScore
+	sc.pictures = 1
+	used := make([]bool, len(got.Cards))
+	for _, c := range st.Cards {
+		if c.FaceDown || !c.Inside {
+			continue
+		}
+		sc.faceUp++
+		tx, ty := centre(c.Quad)
+		r := math.Hypot(c.Quad[1][0]-c.Quad[0][0], c.Quad[1][1]-c.Quad[0][1]) / 4
+		best, bestD := -1, r
+		for i, o := range got.Cards {
+			x, y := centre(pairs(o.ImageQuad))
+			if d := math.Hypot(x-tx, y-ty); d < bestD {
+				best, bestD = i, d
+			}
+		}
+		if best < 0 {
+			sc.misses = append(sc.misses, fmt.Sprintf("%s: %v at (%.0f, %.0f) not found", name, c.Card, tx, ty))
+			continue
+		}
+		used[best] = true
+		sc.found++
+		o := got.Cards[best]
+		if o.Card == c.Card {
+			sc.right++
+		} else {
+			sc.misses = append(sc.misses, fmt.Sprintf("%s: %v at (%.0f, %.0f) read %v at %.2f", name, c.Card, tx, ty, o.Card, o.Confidence))
+		}
+		if o.Confidence >= vision.Confident && !o.FaceDown {
+			sc.confident++
+			if o.Card != c.Card {
+				sc.confidentWrong++
+			}
+		}
+	}
+	for i, o := range got.Cards {
+		if used[i] || o.FaceDown || o.Confidence < vision.Confident || !o.Card.Valid() {
+			continue
+		}
+		// A confident card where no face-up card lies whole: a card cut
+		// by the picture's edge, or a reading of something else.
+		x, y := centre(pairs(o.ImageQuad))
+		onCard := false
+		for _, c := range st.Cards {
+			tx, ty := centre(c.Quad)
+			if math.Hypot(x-tx, y-ty) < 25 && o.Card == c.Card {
+				onCard = true
+			}
+		}
+		if !onCard {
+			sc.confident++
+			sc.confidentWrong++
+			sc.misses = append(sc.misses, fmt.Sprintf("%s: %v read at %.2f at (%.0f, %.0f), where no such card lies", name, o.Card, o.Confidence, x, y))
+		}
+	}
+	return sc
+}
+
+// readRendered renders the still of deck and seed, reads it as monitor
+// read does, logs and returns its score.
+func readRendered(t *testing.T, reader vision.Reader, deck string, seed uint64) stillScore {
+	t.Helper()
+	newArt := cardart.New
+	if strings.HasPrefix(deck, cardart.AcceptancePrefix) {
+		newArt = cardart.NewAcceptance // measured, never tuned on
+	}
+	art, err := newArt(cardart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer art.Close()
+	st, err := still.Render(still.Options{Art: art, Deck: deck, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Image.Close()
+	px := 0.0
+	if *stillsScale {
+		px = st.PxPerMM
+	}
+	got, err := vision.ReadStill(st.Image, nil, reader, px)
+	if err != nil {
+		t.Errorf("%s seed %d: %v", deck, seed, err)
+		got = vision.Still{} // every card missed
+	}
+	name := fmt.Sprintf("%s seed %d (%.2f px/mm, tilt %.0f°, est. %.2f px/mm, %d/%d corners)", deck, seed, st.PxPerMM, st.TiltDeg, got.Plane.PxPerMM, got.Plane.Agreeing, got.Plane.Corners)
+	sc := scoreStill(name, st, got)
+	t.Logf("%s: %d face-up, %d found, %d right, %d of %d confident wrong", name, sc.faceUp, sc.found, sc.right, sc.confidentWrong, sc.confident)
+	for _, m := range sc.misses {
+		t.Log("  ", m)
+	}
+	return sc
+}
+
+// TestStillAccuracy renders stills of dealt tables (no marks, 1.2–2.5
+// px/mm, tilted up to 30°, every camera fault of package camfx) with
+// decks the model never trained on, reads them as monitor read does (no
+// calibration, no scale given) and fails below the bars: with -stills N
+// (the measurement, 100 pictures or more, models/README.md), the
+// issue's 99% of face-up cards found, 99% of those read right; on the
+// quick set of a few dozen cards, where one miss is 1.4%, below
+// quickBar, to catch a regression. No confident wrong reading, ever.
+func TestStillAccuracy(t *testing.T) {
+	n := *stillsN
+	decks := []string{"dondorf", "neoclassical", "tigullio"}
+	if n == 0 {
+		n = 2
+		if testing.Short() {
+			n = 1
+		}
+	}
+	if *stillsDecks != "" {
+		decks = strings.Split(*stillsDecks, ",")
+	}
+	reader := openReader(t)
+	var all stillScore
+	per := map[string]stillScore{}
+	// Picture by picture, each deck in turn: a run stopped early has
+	// measured every deck alike.
+	for i := range n {
+		for _, deck := range decks {
+			sc := readRendered(t, reader, deck, *stillsSeed+uint64(i))
+			ds := per[deck]
+			ds.add(sc)
+			per[deck] = ds
+			all.add(sc)
+		}
+	}
+	sort.Strings(decks)
+	t.Logf("| deck | pictures | face-up cards | found | read right | confident wrong |")
+	for _, d := range append(decks, "all") {
+		s := per[d]
+		if d == "all" {
+			s = all
+		}
+		t.Logf("| %s | %d | %d | %.1f%% | %.1f%% | %d of %d |", d, s.pictures, s.faceUp, pct(s.found, s.faceUp), pct(s.right, s.found), s.confidentWrong, s.confident)
+	}
+	for _, m := range all.misses {
+		t.Log(m)
+	}
+	bar := 99.0
+	if *stillsN == 0 {
+		bar = quickBar
+	}
+	if f := pct(all.found, all.faceUp); f < bar {
+		t.Errorf("found %.1f%% of face-up cards, want ≥ %g%%", f, bar)
+	}
+	if r := pct(all.right, all.found); r < bar {
+		t.Errorf("read %.1f%% of the cards found right, want ≥ %g%%", r, bar)
+	}
+	if all.confidentWrong > 0 {
+		t.Errorf("%d confident wrong readings, want none", all.confidentWrong)
+	}
+}
