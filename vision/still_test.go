@@ -1,7 +1,6 @@
 package vision_test
 
 import (
-	"bjmonitor/calibration"
 	"flag"
 	"fmt"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"bjmonitor/calibration"
 	"bjmonitor/testvideos/cardart"
 	"bjmonitor/testvideos/still"
 	"bjmonitor/vision"
