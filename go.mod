@@ -11,6 +11,7 @@ require (
 	github.com/spf13/pflag v1.1.0
 	github.com/spf13/viper v1.21.0
 	gocv.io/x/gocv v0.31.0
+	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.48.0
 	modernc.org/sqlite v1.62.0
 )
