@@ -104,13 +104,13 @@ func run(t *testing.T, in *Ingester) (stop func()) {
 	return stop
 }
 
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor polls cond for up to 30 s (the machine may be busy).
+func waitFor(t *testing.T, in *Ingester, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out waiting for %s; counts %v", what, in.Counts())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -127,7 +127,7 @@ func TestRunAgainstMosquitto(t *testing.T) {
 	cfg := Config{Broker: b.URL(), ClientID: "console-test", TopicPrefix: "bjmonitor", Tables: []string{"table-7"}}
 	in := New(cfg, db)
 	stop := run(t, in)
-	waitFor(t, "the subscription", func() bool {
+	waitFor(t, in, "the subscription", func() bool {
 		mqtttest.Publish(t, b.URL(), "bjmonitor/table-7/available", "online")
 		return in.Counts()[Stored] > 0
 	})
@@ -143,7 +143,7 @@ func TestRunAgainstMosquitto(t *testing.T) {
 	}
 	mqtttest.Publish(t, b.URL(), "bjmonitor/table-7/alert", `{"type":"alert"`)
 	mqtttest.Publish(t, b.URL(), "bjmonitor/table-9/available", "online")
-	waitFor(t, "every message", func() bool {
+	waitFor(t, in, "every message", func() bool {
 		c := in.Counts()
 		return c[Duplicate] == 3 && c[Malformed] == 1 && c[UnknownTable] == 1
 	})
@@ -163,7 +163,7 @@ func TestRunAgainstMosquitto(t *testing.T) {
 	mqtttest.Publish(t, b.URL(), "bjmonitor/table-7/alert", away)
 	in2 := New(cfg, db)
 	run(t, in2)
-	waitFor(t, "the alert sent while the console was away", func() bool { return in2.Counts()[Stored] >= 1 })
+	waitFor(t, in2, "the alert sent while the console was away", func() bool { return in2.Counts()[Stored] >= 1 })
 	if _, err := db.Alert(ctx, "table-7:1843:1:blazing7s:underpaid"); err != nil {
 		t.Errorf("the alert sent while away: %v", err)
 	}

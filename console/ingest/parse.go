@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"bjmonitor/console/store"
+	"bjmonitor/evidence/ship"
 )
 
 // Kinds of message a table publishes, the last part of its topics.
@@ -18,14 +18,11 @@ const (
 	KindOutcome   = "outcome"
 	KindAlert     = "alert"
 	KindStats     = "stats"
-	KindEvidence  = "evidence"
+	KindEvidence  = ship.Kind
 )
 
 // Kinds lists every kind the console subscribes to.
 var Kinds = []string{KindAvailable, KindRound, KindOutcome, KindAlert, KindStats, KindEvidence}
-
-// MaxEvidenceBytes bounds an evidence file: a clip of 8 s is a few MB.
-const MaxEvidenceBytes = 64 << 20
 
 // Message is one parsed MQTT message of a table. Exactly one of its
 // record fields is set, as Kind says.
@@ -72,7 +69,7 @@ func Parse(prefix, topic string, payload []byte, now time.Time) (Message, error)
 	case KindAlert:
 		m.Alert, err = parseAlert(m.Table, payload, now)
 	case KindEvidence:
-		m.Evidence, err = ParseEvidence(payload, now)
+		m.Evidence, err = parseEvidence(payload, now)
 	default:
 		err = malformed("unknown kind %q", m.Kind)
 	}
@@ -191,47 +188,11 @@ func parseAlert(table string, payload []byte, now time.Time) (store.Alert, error
 		Expected: r.Expected, Entered: r.Entered, Received: now, Body: payload}, nil
 }
 
-// EvidenceHeader is the first line of an evidence message: which alert's
-// file follows, and what it is. The file's bytes follow the newline.
-type EvidenceHeader struct {
-	Alert       string `json:"alert"`
-	File        string `json:"file"` // "snapshot" or "clip"
-	ContentType string `json:"content_type"`
-}
-
-// evidenceTypes is the content type each evidence file must have.
-var evidenceTypes = map[string]string{"snapshot": "image/jpeg", "clip": "video/mp4"}
-
-// EncodeEvidence is the payload of an evidence message.
-func EncodeEvidence(h EvidenceHeader, data []byte) ([]byte, error) {
-	line, err := json.Marshal(h)
+// parseEvidence reads an evidence message (package ship's format).
+func parseEvidence(payload []byte, now time.Time) (store.Evidence, error) {
+	h, data, err := ship.Decode(payload)
 	if err != nil {
-		return nil, err
-	}
-	return append(append(line, '\n'), data...), nil
-}
-
-// ParseEvidence reads an evidence message: its header line, then the
-// file.
-func ParseEvidence(payload []byte, now time.Time) (store.Evidence, error) {
-	line, data, ok := bytes.Cut(payload, []byte{'\n'})
-	if !ok {
-		return store.Evidence{}, malformed("evidence without its header line")
-	}
-	var h EvidenceHeader
-	if err := json.Unmarshal(line, &h); err != nil {
-		return store.Evidence{}, malformed("evidence header: %v", err)
-	}
-	want, ok := evidenceTypes[h.File]
-	switch {
-	case h.Alert == "":
-		return store.Evidence{}, malformed("evidence header without its alert")
-	case !ok:
-		return store.Evidence{}, malformed("evidence file %q: want snapshot or clip", h.File)
-	case h.ContentType != want:
-		return store.Evidence{}, malformed("evidence %s of type %q: want %s", h.File, h.ContentType, want)
-	case len(data) == 0 || len(data) > MaxEvidenceBytes:
-		return store.Evidence{}, malformed("evidence %s of %d bytes: want 1 to %d", h.File, len(data), MaxEvidenceBytes)
+		return store.Evidence{}, malformed("%v", err)
 	}
 	return store.Evidence{AlertID: h.Alert, File: h.File, ContentType: h.ContentType, Received: now, Data: data}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bjmonitor/evidence/ship"
 )
 
 var now = time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
@@ -59,7 +61,7 @@ func TestParse(t *testing.T) {
 	if err != nil || !st.Stats.At.Equal(now) || st.Stats.FPS != 25 {
 		t.Errorf("stats from a clock ahead = %+v, %v; want at now, 25 fps", st.Stats, err)
 	}
-	ev, err := EncodeEvidence(EvidenceHeader{Alert: "t:1:3:21+3:overpaid", File: "clip", ContentType: "video/mp4"}, []byte("\x00\x00\x00\x18ftypmp42\n"))
+	ev, err := ship.Encode(ship.Header{Alert: "t:1:3:21+3:overpaid", File: "clip", ContentType: "video/mp4"}, []byte("\x00\x00\x00\x18ftypmp42\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
