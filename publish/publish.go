@@ -24,6 +24,9 @@ const (
 	KindOutcome = "outcome"
 	KindAlert   = "alert"
 	KindStats   = "stats"
+	// KindEvidence carries an alert's snapshot or clip (package
+	// evidence/ship), durable like the alert it proves.
+	KindEvidence = "evidence"
 
 	// KindController is the table controller's event stream, which the
 	// monitor receives (see Config.Handlers) rather than publishes.
@@ -274,7 +277,7 @@ func (p *Publisher) topic(kind string) string {
 
 func validKind(k string) bool {
 	switch k {
-	case KindRound, KindOutcome, KindAlert, KindStats:
+	case KindRound, KindOutcome, KindAlert, KindStats, KindEvidence:
 		return true
 	}
 	return false
@@ -297,7 +300,7 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 		return err
 	}
 	if !validKind(kind) {
-		return fmt.Errorf("publish: unknown kind %q (want round, outcome, alert or stats)", kind)
+		return fmt.Errorf("publish: unknown kind %q (want round, outcome, alert, stats or evidence)", kind)
 	}
 	if kind == KindStats {
 		if !p.client.IsConnectionOpen() {

@@ -22,6 +22,7 @@ import (
 	"bjmonitor/capture"
 	"bjmonitor/controller"
 	"bjmonitor/evidence"
+	"bjmonitor/evidence/ship"
 	"bjmonitor/pipeline"
 	"bjmonitor/publish"
 )
@@ -86,6 +87,7 @@ type live struct {
 	met   *metrics
 	pub   *publish.Publisher
 	ev    *evidence.Recorder
+	ship  *ship.Shipper // sends ev's files to the consoles
 	out   *results
 	inbox inbox
 }
@@ -184,6 +186,7 @@ func (l *live) run(ctx context.Context) error {
 	l.out = newResults(cfg.Table.ID, l.jsonl, l.pub, l.log)
 
 	if cfg.Evidence.Dir != "" {
+		defer l.runShipper(ctx)() // stops after the recorder, to send its last clips
 		l.ev, err = evidence.New(ctx, evidence.Config{Dir: cfg.Evidence.Dir, MaxAge: cfg.Evidence.MaxAge, MaxBytes: cfg.Evidence.MaxBytes, Logger: l.log})
 		if err != nil {
 			return userField(err)
@@ -446,6 +449,7 @@ func (l *live) emit(ctx context.Context, pl *pipeline.Pipeline, results []pipeli
 				continue
 			}
 			res.Alerts[i].Snapshot, res.Alerts[i].Clip = p.Snapshot, p.Clip
+			l.ship.Send(a.ID, p.Snapshot, p.Clip)
 		}
 		if err := l.out.write(ctx, res); err != nil {
 			b, _ := json.Marshal(res)

@@ -21,7 +21,7 @@ import (
 )
 
 // replayUsage is the synopsis of monitor replay; --help lists the flags under it.
-const replayUsage = "monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4] [--publish]"
+const replayUsage = "monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4] [--publish] [--evidence]"
 
 // runReplay runs the whole pipeline on a recorded video: calibration,
 // vision, tracker, evaluator and reconciliation with the controller log.
@@ -37,6 +37,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	publishTo := fs.Bool("publish", false, "also publish the results to mqtt.broker, under mqtt.replay_prefix")
 	fs.String("broker", "", "MQTT broker for --publish (default: mqtt.broker)")
 	publishWait := fs.Duration("publish-wait", 2*time.Minute, "with --publish, how long to wait at the end for the broker to take every result")
+	withEvidence := fs.Bool("evidence", false, "write each alert's snapshot and clip under evidence.dir, as live does (with --publish, also send them to the consoles)")
 	if err := m.parseFlags(fs, replayUsage, args); err != nil {
 		return err
 	}
@@ -71,8 +72,14 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if *withEvidence {
+		if err := r.openEvidence(ctx, pub); err != nil {
+			return err
+		}
+	}
 	r.out = newResults(cfg.Table.ID, jsonl, pub.publisher(), r.log)
 	err = r.run(ctx, fs.Arg(0), *annotate)
+	r.closeEvidence(ctx)
 	r.summary()
 	if pub != nil {
 		if cerr := pub.finish(ctx, *publishWait); err == nil {
@@ -102,7 +109,8 @@ type replay struct {
 	viewed       *calibration.Calibration // the calibration whose zones out of view were logged
 
 	out       *results
-	inspect   *inspector // monitor inspect: show what vision read
+	ev        *replayEvidence // --evidence
+	inspect   *inspector      // monitor inspect: show what vision read
 	fps       float64
 	step      int // one frame in step is read
 	frames    int
@@ -335,6 +343,7 @@ func (r *replay) frame(ctx context.Context, f frame) error {
 	if r.inspect != nil && f.index > r.inspect.to {
 		return errInspected
 	}
+	r.evidenceFrame(f.mat, f.index, t)
 	obs, res, err := r.pl.Frame(f.mat, f.index, t)
 	if err != nil {
 		if errors.Is(err, calibration.ErrCalibration) {
@@ -393,6 +402,7 @@ func (r *replay) pipeline() (*pipeline.Pipeline, error) {
 // emit writes finished rounds' records and prints their alerts.
 func (r *replay) emit(ctx context.Context, results []pipeline.Result) error {
 	for _, res := range results {
+		r.saveEvidence(res)
 		if err := r.out.write(ctx, res); err != nil {
 			return err
 		}
