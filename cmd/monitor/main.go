@@ -10,6 +10,7 @@
 //	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
 //	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
+//	monitor console --config FILE   the surveillance room's web console: every table's alerts
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
 package main
@@ -117,6 +118,8 @@ func (m *Main) parseFlags(fs *pflag.FlagSet, synopsis string, args []string) err
 // Main holds what every subcommand writes to.
 type Main struct {
 	Stdout, Stderr io.Writer
+	// Stdin is where console adduser reads the password.
+	Stdin io.Reader
 	// Terminal reports whether Stderr is a terminal, so progress bars are
 	// drawn only for people, never into logs.
 	Terminal bool
@@ -127,7 +130,7 @@ type Main struct {
 
 // NewMain returns a Main writing to the given streams.
 func NewMain(stdout, stderr *os.File) *Main {
-	return &Main{Stdout: stdout, Stderr: stderr, Terminal: isTerminal(stderr)}
+	return &Main{Stdout: stdout, Stderr: stderr, Stdin: os.Stdin, Terminal: isTerminal(stderr)}
 }
 
 func isTerminal(f *os.File) bool {
@@ -177,6 +180,14 @@ Usage:
       through an embedded broker when mqtt.broker is empty; Prometheus
       metrics on metrics.addr. Stops cleanly on SIGINT or SIGTERM.
 
+  monitor console [--config FILE] [--listen ADDR] [--database DB] [--broker URL]
+      The surveillance room's console: stores every table's availability,
+      stats, rounds, outcomes, alerts and evidence from mqtt.broker (SQLite
+      in console.database, or PostgreSQL for a postgres:// URL) and serves
+      the web page on console.listen. Users are added with
+      "monitor console adduser NAME --role viewer|officer" (password on
+      stdin). See docs/console.md.
+
 Configuration comes from --config FILE (YAML), then MONITOR_* environment
 variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
 config.example.yaml for every key and its default.
@@ -202,6 +213,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		err = m.runLive(ctx, args[1:])
 	case "inspect":
 		err = m.runInspect(ctx, args[1:])
+	case "console":
+		err = m.runConsole(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 	default:
