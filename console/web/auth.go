@@ -114,7 +114,13 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, name, problem string) {
+	// A browser loads the login page more than once (a redirected
+	// favicon, a second tab): it keeps its token, so any of its forms
+	// still posts.
 	token := randomToken()
+	if c, err := r.Cookie(loginCookie); err == nil && len(c.Value) == len(token) {
+		token = c.Value
+	}
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: token, Path: "/login", HttpOnly: true, Secure: s.cfg.Secure, SameSite: http.SameSiteStrictMode, MaxAge: 3600})
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, status, "login", nil, loginData{CSRF: token, Next: safeNext(r.FormValue("next")), Error: problem, Name: name})

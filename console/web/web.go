@@ -111,6 +111,7 @@ func (s *Server) Wake() { s.feed.wake() }
 func (s *Server) routes() {
 	static, _ := fs.Sub(staticFiles, "static")
 	m := http.NewServeMux()
+	m.HandleFunc("GET /favicon.ico", http.NotFound)
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServer(http.FS(static))))
 	m.HandleFunc("GET /login", s.loginPage)
 	m.HandleFunc("POST /login", s.login)

@@ -391,3 +391,16 @@ func nextAlert(t *testing.T, r *bufio.Reader) string {
 		return ""
 	}
 }
+
+// TestLoginPageTwice: a browser that loads the login page again (a
+// redirected favicon request) can still post the first form.
+func TestLoginPageTwice(t *testing.T) {
+	c := newConsole(t)
+	b := c.browser(t)
+	_, first := b.get("/login")
+	b.get("/login?next=/favicon.ico")
+	resp, _ := b.post("/login", url.Values{"csrf": {csrfOf(t, first)}, "name": {"ana"}, "password": {password}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("posting the first login form after a second load = %d, want 303", resp.StatusCode)
+	}
+}
