@@ -76,7 +76,9 @@ func startConsole(t *testing.T, broker, prefix string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr syncBuffer
-	go func() { done <- (&Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, []string{"console", "--config", config}) }()
+	go func() {
+		done <- (&Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, []string{"console", "--config", config})
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -111,8 +113,12 @@ func TestConsoleCommand(t *testing.T) {
 	b := mqtttest.NewMosquitto(t, "")
 	b.Start()
 	u := startConsole(t, b.URL(), "bjmonitor")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
+	if resp, err := http.Get(u + "/"); err != nil {
+		t.Fatal(err)
+	} else if body, _ := io.ReadAll(resp.Body); !strings.Contains(string(body), `name="password"`) {
+		t.Fatalf("without a session the console shows:\n%s", body)
+	}
+	c := loggedIn(t, u, "ana")
 	get := func(path string) string {
 		resp, err := c.Get(u + path)
 		if err != nil {
@@ -122,16 +128,6 @@ func TestConsoleCommand(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return string(body)
 	}
-	if page := get("/"); !strings.Contains(page, `name="password"`) {
-		t.Fatalf("without a session the console shows:\n%s", page)
-	}
-	login := get("/login")
-	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(login)
-	resp, err := c.PostForm(u+"/login", url.Values{"csrf": {csrf[1]}, "name": {"ana"}, "password": {"correct horse"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
 	alert := `{"type":"alert","id":"table-7:1842:3:21+3:overpaid","table":"table-7","round":"1842","seat":3,"bet":"21+3","kind":"overpaid","severity":"mismatch","expected":0,"entered":45,"cards":[{"card":"7S","confidence":0.93}]}`
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -150,3 +146,31 @@ func TestConsoleCommand(t *testing.T) {
 		t.Errorf("the tables page does not count the malformed message:\n%s", page)
 	}
 }
+
+// loggedIn returns an HTTP client logged in to the console at u.
+func loggedIn(t *testing.T, u, name string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(u + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(login)
+	if csrf == nil {
+		t.Fatalf("no login form:\n%s", login)
+	}
+	resp, err = c.PostForm(u+"/login", url.Values{"csrf": {string(csrf[1])}, "name": {name}, "password": {"correct horse"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/" {
+		t.Fatalf("logging in as %s ended on %s", name, resp.Request.URL)
+	}
+	return c
+}
+
+func urlQuery(s string) string { return url.QueryEscape(s) }
