@@ -40,8 +40,8 @@ type Server struct {
 }
 
 var (
-	once    sync.Once
-	server  *Server
+	once     sync.Once
+	server   *Server
 	startErr error
 )
 
