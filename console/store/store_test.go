@@ -278,6 +278,14 @@ func TestAudit(t *testing.T) {
 		if trail, _ := s.Audit(ctx, a.ID); len(trail) != 3 {
 			t.Errorf("refused entries changed the trail: %d entries", len(trail))
 		}
+		ids := []string{"none"}
+		for i := range 1200 { // more than one chunk
+			ids = append(ids, fmt.Sprint("x", i))
+		}
+		trails, err := s.Trails(ctx, append(ids, a.ID))
+		if err != nil || len(trails) != 1 || len(trails[a.ID]) != 3 || trails[a.ID][1].Resolution != ConfirmedError {
+			t.Errorf("Trails = %v, %v; want the alert's 3 entries only", trails, err)
+		}
 		// The database refuses to rewrite the trail or drop an alert.
 		for _, stmt := range []string{`UPDATE audit SET note = 'x'`, `DELETE FROM audit`, `DELETE FROM alerts`} {
 			if _, err := s.db.Exec(stmt); err == nil {
