@@ -165,14 +165,22 @@ type Table struct {
 
 // Tables lists every table the console has heard of, by id.
 func (s *Store) Tables(ctx context.Context, now time.Time) ([]Table, error) {
-	// Each count is one grouped pass, not a query per table: with 100,000
-	// alerts PostgreSQL took 0.7 s over 200 tables the other way.
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT t.id, t.availability, t.availability_at, t.fps, t.frames, t.dropped, t.stats_at, t.last_round, t.last_round_at,
+	query := `SELECT t.id, t.availability, t.availability_at, t.fps, t.frames, t.dropped, t.stats_at, t.last_round, t.last_round_at,
+			(SELECT COUNT(*) FROM rounds r WHERE r.table_id = t.id AND r.received_at > ?),
+			(SELECT COUNT(*) FROM alerts a WHERE a.table_id = t.id AND a.status IN ('open', 'acknowledged'))
+		FROM tables t ORDER BY t.id`
+	if s.postgres {
+		// PostgreSQL counts faster in one grouped pass than in a query per
+		// table (0.28 s against 0.72 s with 100,000 alerts over 200
+		// tables); SQLite the other way round (0.65 s against 0.06 s).
+		query = `SELECT t.id, t.availability, t.availability_at, t.fps, t.frames, t.dropped, t.stats_at, t.last_round, t.last_round_at,
 			COALESCE(r.n, 0), COALESCE(a.n, 0)
 		FROM tables t
 		LEFT JOIN (SELECT table_id, COUNT(*) AS n FROM rounds WHERE received_at > ? GROUP BY table_id) r ON r.table_id = t.id
 		LEFT JOIN (SELECT table_id, COUNT(*) AS n FROM alerts WHERE status IN ('open', 'acknowledged') GROUP BY table_id) a ON a.table_id = t.id
-		ORDER BY t.id`), now.Add(-time.Hour).UnixMilli())
+		ORDER BY t.id`
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(query), now.Add(-time.Hour).UnixMilli())
 	if err != nil {
 		return nil, err
 	}
