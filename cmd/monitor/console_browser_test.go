@@ -38,7 +38,7 @@ func chromium(t *testing.T) string {
 // an officer logs in, sees every alert of the sample arrive without a
 // reload, opens one, sees its snapshot and plays its clip, resolves it,
 // reloads and finds it resolved with their name in the trail; a viewer
-// cannot resolve it.
+// cannot resolve it. The numbers are the issue's steps.
 func TestConsoleInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays video in a browser")
@@ -47,51 +47,89 @@ func TestConsoleInBrowser(t *testing.T) {
 	b := mqtttest.NewMosquitto(t, "")
 	b.Start()
 	// 1. The console watches the prefix replays publish under.
-	u := startConsole(t, b.URL(), "bjmonitor-replay")
+	br := &browser{t: t, u: startConsole(t, b.URL(), "bjmonitor-replay")}
+	br.start(exe)
+	// 3. The officer logs in and watches the live feed; the marker shows
+	// the page is never reloaded.
+	br.login("ana")
+	br.poll("the feed connects", `document.getElementById("live").textContent === "live"`, 20*time.Second)
+	evaluate[bool](t, br.ctx, `window.neverReloaded = true`)
+	// 2. The sample is replayed with --publish and its evidence.
+	want := replayToConsole(t, b.URL())
+	// 4. Every alert arrives in the feed, without a reload.
+	br.feedShows(want)
+	waitEvidence(t, br.u, want) // the clips follow their alerts
+	if *updateScreenshot {
+		br.screenshot(filepath.Join("..", "..", "docs", "console.png"))
+	}
+	// 5. The officer opens an alert, sees its snapshot and plays its clip.
+	id := want[0]
+	br.openAndPlay(id)
+	// 6. The officer resolves it; 7. after a reload it is resolved, with
+	// the officer's name in the trail.
+	br.resolve(id)
+	// 8. A viewer sees the alert but cannot resolve it, by the page or by
+	// posting the form themselves.
+	br.viewerCannotResolve(id)
+}
 
+// browser is chromium, headless, driven through chromedp, on the console
+// at u.
+type browser struct {
+	t   *testing.T
+	u   string
+	ctx context.Context
+}
+
+// start runs chromium until the test ends.
+func (br *browser) start(exe string) {
+	t := br.t
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless,
 		chromedp.WindowSize(1400, 1000), chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+	t.Cleanup(cancelBrowser)
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
-	do := func(step string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		if err := chromedp.Do(sctx, steps...); err != nil {
-			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
-			t.Fatalf("%s: %v; the page:\n%s", step, err, page)
-		}
-	}
-	login := func(name string) {
-		t.Helper()
-		do("open the console", chromedp.Navigate(u+"/"), chromedp.WaitVisible(chromedp.ID("name")))
-		do("fill the login form as "+name, chromedp.SendKeys(chromedp.ID("name"), name), chromedp.SendKeys(chromedp.ID("password"), "correct horse"))
-		do("log in as "+name, chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("user")))
-	}
-	poll := func(step, expr string, d time.Duration) {
-		t.Helper()
-		do(step, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d)))
-	}
+	br.ctx = ctx
+}
 
-	// 3. The officer logs in and watches the live feed; the marker shows
-	// the page is never reloaded.
-	login("ana")
-	poll("the feed connects", `document.getElementById("live").textContent === "live"`, 20*time.Second)
-	evaluate[bool](t, ctx, `window.neverReloaded = true`)
+// do runs a step's actions, within a minute; on failure it shows the page.
+func (br *browser) do(step string, steps ...chromedp.Action[chromedp.Void]) {
+	br.t.Helper()
+	sctx, cancel := context.WithTimeout(br.ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		page, _ := chromedp.Run(br.ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+		br.t.Fatalf("%s: %v; the page:\n%s", step, err, page)
+	}
+}
 
-	// 2. The sample is replayed with --publish and its evidence.
+func (br *browser) poll(step, expr string, d time.Duration) {
+	br.t.Helper()
+	br.do(step, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d)))
+}
+
+func (br *browser) login(name string) {
+	br.t.Helper()
+	br.do("open the console", chromedp.Navigate(br.u+"/"), chromedp.WaitVisible(chromedp.ID("name")))
+	br.do("fill the login form as "+name, chromedp.SendKeys(chromedp.ID("name"), name), chromedp.SendKeys(chromedp.ID("password"), "correct horse"))
+	br.do("log in as "+name, chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("user")))
+}
+
+// replayToConsole replays the bundled sample with --publish --evidence to
+// broker and returns the ids of its alerts, sorted.
+func replayToConsole(t *testing.T, broker string) []string {
+	t.Helper()
 	state := t.TempDir()
 	t.Setenv("MONITOR_MQTT_OUTBOX", filepath.Join(state, "outbox"))
 	t.Setenv("MONITOR_EVIDENCE_DIR", filepath.Join(state, "evidence"))
 	out := filepath.Join(state, "results.jsonl")
 	const name = "freebet-1080p"
 	args := []string{"replay", abs(t, sample(name, "mp4")), "--events", abs(t, sample(name, "events.jsonl")),
-		"--config", abs(t, sample(name, "yaml")), "--out", out, "--publish", "--evidence", "--quiet", "--broker", b.URL(), "--publish-wait", "60s"}
+		"--config", abs(t, sample(name, "yaml")), "--out", out, "--publish", "--evidence", "--quiet", "--broker", broker, "--publish-wait", "60s"}
 	wd, _ := os.Getwd()
 	if err := os.Chdir(filepath.Join("..", "..")); err != nil { // the model's path is the repository's
 		t.Fatal(err)
@@ -106,41 +144,49 @@ func TestConsoleInBrowser(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("the sample's replay raised no alert")
 	}
+	return want
+}
 
-	// 4. Every alert arrives in the feed, without a reload.
-	pctx, pcancel := context.WithTimeout(ctx, time.Minute)
-	_, err = chromedp.Run(pctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll("#feed tbody tr.alert").length >= %d`, len(want)), chromedp.WithPollingTimeout(time.Minute)))
-	pcancel()
-	got := evaluate[[]string](t, ctx, `Array.from(document.querySelectorAll("#feed tbody tr.alert")).map(r => r.dataset.id)`)
+// feedShows waits until the live feed shows exactly the alerts of want,
+// on a page that was never reloaded.
+func (br *browser) feedShows(want []string) {
+	t := br.t
+	pctx, cancel := context.WithTimeout(br.ctx, time.Minute)
+	_, err := chromedp.Run(pctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll("#feed tbody tr.alert").length >= %d`, len(want)), chromedp.WithPollingTimeout(time.Minute)))
+	cancel()
+	got := evaluate[[]string](t, br.ctx, `Array.from(document.querySelectorAll("#feed tbody tr.alert")).map(r => r.dataset.id)`)
 	sort.Strings(got)
 	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("the feed shows %d alerts %v (%v), want the replay's %d: %v", len(got), got, err, len(want), want)
 	}
-	if !evaluate[bool](t, ctx, `window.neverReloaded === true`) {
+	if !evaluate[bool](t, br.ctx, `window.neverReloaded === true`) {
 		t.Fatal("the page was reloaded while the alerts arrived")
 	}
-	// Every alert's evidence has arrived (the clips follow their alerts).
-	waitEvidence(t, u, want)
-	if *updateScreenshot {
-		do("screenshot", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("feed")), chromedp.Sleep(500*time.Millisecond))
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("..", "..", "docs", "console.png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+}
 
-	// 5. The officer opens an alert, sees its snapshot and plays its clip.
-	id := want[0]
-	do("open an alert from the feed", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#feed tr[data-id=%q] td a`, id))),
+// screenshot writes the page, reloaded, as a PNG.
+func (br *browser) screenshot(path string) {
+	br.do("screenshot", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("feed")), chromedp.Sleep(500*time.Millisecond))
+	png, err := chromedp.Run(br.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		br.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		br.t.Fatal(err)
+	}
+}
+
+// openAndPlay opens an alert from the feed, checks its snapshot shows and
+// plays its clip.
+func (br *browser) openAndPlay(id string) {
+	t := br.t
+	br.do("open an alert from the feed", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#feed tr[data-id=%q] td a`, id))),
 		chromedp.WaitVisible(chromedp.ID("snapshot")))
-	poll("the snapshot loads", `document.getElementById("snapshot").complete`, 10*time.Second)
-	if w := evaluate[int](t, ctx, `document.getElementById("snapshot").naturalWidth`); w < 100 {
+	br.poll("the snapshot loads", `document.getElementById("snapshot").complete`, 10*time.Second)
+	if w := evaluate[int](t, br.ctx, `document.getElementById("snapshot").naturalWidth`); w < 100 {
 		t.Errorf("the snapshot is %d px wide: not shown", w)
 	}
-	played := evaluate[string](t, ctx, `(async () => {
+	played := evaluate[string](t, br.ctx, `(async () => {
 		const v = document.getElementById("clip");
 		v.muted = true;
 		try { await v.play(); } catch (e) { return "play failed: " + e + " " + (v.error && v.error.message); }
@@ -150,33 +196,39 @@ func TestConsoleInBrowser(t *testing.T) {
 	if !strings.HasPrefix(played, "played") || strings.HasPrefix(played, "played 0.0") {
 		t.Errorf("the clip: %s, want it playing", played)
 	}
+	t.Logf("the clip %s", played)
+}
 
-	// 6. The officer resolves it; 7. after a reload it is resolved, with
-	// the officer's name in the trail.
-	do("resolve", chromedp.Click(chromedp.CSS(`input[name=resolution][value=confirmed_error]`)),
+// resolve resolves the open alert's page as a confirmed error, reloads,
+// and checks the status and the trail.
+func (br *browser) resolve(id string) {
+	br.do("resolve", chromedp.Click(chromedp.CSS(`input[name=resolution][value=confirmed_error]`)),
 		chromedp.SendKeys(chromedp.ID("note"), "paid on a losing hand; pit boss told"),
 		chromedp.Click(chromedp.ID("resolve-button")), chromedp.WaitVisible(chromedp.ID("trail")),
 		chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("trail")))
-	status, trail := textOf(t, ctx, "status"), textOf(t, ctx, "trail")
+	status, trail := textOf(br.t, br.ctx, "status"), textOf(br.t, br.ctx, "trail")
 	if status != "confirmed error" || !strings.Contains(trail, "ana") || !strings.Contains(trail, "pit boss told") {
-		t.Errorf("after reloading: status %q, trail %q; want confirmed error, by ana, with the note", status, trail)
+		br.t.Errorf("alert %s after reloading: status %q, trail %q; want confirmed error, by ana, with the note", id, status, trail)
 	}
+}
 
-	// 8. A viewer sees the alert but cannot resolve it, by the page or by
-	// posting the form themselves.
-	do("log out", chromedp.Click(chromedp.CSS(`form.who button`)), chromedp.WaitVisible(chromedp.ID("name")))
-	login("vic")
-	do("the viewer's alert page", chromedp.Navigate(u+"/alert?id="+urlQuery(id)), chromedp.WaitVisible(chromedp.ID("readonly")))
-	forms := evaluate[int](t, ctx, `document.querySelectorAll("#resolve").length`)
-	posted := evaluate[int](t, ctx, fmt.Sprintf(`(async () => {
+// viewerCannotResolve logs in as the viewer: the alert's page has no
+// resolve form, and posting one is refused.
+func (br *browser) viewerCannotResolve(id string) {
+	t := br.t
+	br.do("log out", chromedp.Click(chromedp.CSS(`form.who button`)), chromedp.WaitVisible(chromedp.ID("name")))
+	br.login("vic")
+	br.do("the viewer's alert page", chromedp.Navigate(br.u+"/alert?id="+urlQuery(id)), chromedp.WaitVisible(chromedp.ID("readonly")))
+	forms := evaluate[int](t, br.ctx, `document.querySelectorAll("#resolve").length`)
+	posted := evaluate[int](t, br.ctx, fmt.Sprintf(`(async () => {
 		const body = new URLSearchParams({csrf: document.querySelector("form.who input[name=csrf]").value, id: %q, action: "resolve", resolution: "false_alarm"});
 		return (await fetch("/alert", {method: "POST", body})).status;
 	})()`, id), chromedp.EvalAwaitPromise)
 	if forms != 0 || posted != 403 {
 		t.Errorf("a viewer: %d resolve forms, posting one answered %d; want none and 403", forms, posted)
 	}
-	do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("status")))
-	if status := textOf(t, ctx, "status"); status != "confirmed error" {
+	br.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("status")))
+	if status := textOf(t, br.ctx, "status"); status != "confirmed error" {
 		t.Errorf("after the viewer's attempt the status is %q", status)
 	}
 }
