@@ -202,13 +202,35 @@ func (br *browser) openAndPlay(id string) {
 // resolve resolves the open alert's page as a confirmed error, reloads,
 // and checks the status and the trail.
 func (br *browser) resolve(id string) {
+	evaluate[bool](br.t, br.ctx, `window.beforeSubmit = true`)
 	br.do("resolve", chromedp.Click(chromedp.CSS(`input[name=resolution][value=confirmed_error]`)),
 		chromedp.SendKeys(chromedp.ID("note"), "paid on a losing hand; pit boss told"),
-		chromedp.Click(chromedp.ID("resolve-button")), chromedp.WaitVisible(chromedp.ID("trail")),
-		chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("trail")))
+		chromedp.Click(chromedp.ID("resolve-button")))
+	br.newPage(`document.readyState === "complete" && document.getElementById("trail").textContent.includes("resolved")`)
+	br.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("trail")))
 	status, trail := textOf(br.t, br.ctx, "status"), textOf(br.t, br.ctx, "trail")
 	if status != "confirmed error" || !strings.Contains(trail, "ana") || !strings.Contains(trail, "pit boss told") {
 		br.t.Errorf("alert %s after reloading: status %q, trail %q; want confirmed error, by ana, with the note", id, status, trail)
+	}
+}
+
+// newPage waits until the page marked with window.beforeSubmit has been
+// replaced by one where cond holds. It asks again and again, since a
+// script evaluated while the browser navigates fails.
+func (br *browser) newPage(cond string) {
+	br.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ectx, cancel := context.WithTimeout(br.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](`window.beforeSubmit === undefined && (` + cond + `)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			br.t.Fatalf("no new page where %s within 30 s (%v)", cond, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
