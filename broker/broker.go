@@ -2,13 +2,11 @@ package broker
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"strings"
 	"sync"
@@ -16,7 +14,6 @@ import (
 
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/listeners"
-	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // DefaultAddr keeps the embedded broker private to the box; set Addr to
@@ -29,9 +26,16 @@ type Config struct {
 	// free port (tests); URL reports the one bound.
 	Addr string
 
-	// Users maps user name to password. Empty: anonymous clients are
-	// allowed, which is safe only on 127.0.0.1 or a closed network.
-	Users map[string]string
+	// Users are the logins, with bcrypt-hashed passwords, each held to its
+	// role's topics under TopicPrefix and Table. Empty: anyone may connect
+	// and do anything, which Start allows on a loopback address only. The
+	// monitor itself logs in as Login says, whatever is configured.
+	Users []User
+	// TopicPrefix and Table say the topics the roles are bound to:
+	// <prefix>/<table>/<kind>. TopicPrefix defaults to "bjmonitor"; Table
+	// is required with Users.
+	TopicPrefix string
+	Table       string
 
 	// CertFile and KeyFile (PEM), when both are set, make the listener speak
 	// TLS only (mqtts). Clients must then verify a certificate whose names
@@ -42,9 +46,10 @@ type Config struct {
 
 // Broker is a running embedded MQTT broker. The caller must call Close.
 type Broker struct {
-	srv  *mqtt.Server
-	url  string
-	once sync.Once
+	srv      *mqtt.Server
+	url      string
+	password string // the monitor's own login (Login)
+	once     sync.Once
 }
 
 const listenerID = "mqtt"
@@ -62,6 +67,12 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
+	}
+	if cfg.TopicPrefix == "" {
+		cfg.TopicPrefix = "bjmonitor"
+	}
+	if len(cfg.Users) > 0 && (cfg.Table == "" || strings.ContainsAny(cfg.Table+cfg.TopicPrefix, "+#")) {
+		return nil, fmt.Errorf("broker: users need the table id and topic prefix their roles are bound to, without wildcards (table %q, prefix %q)", cfg.Table, cfg.TopicPrefix)
 	}
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, fmt.Errorf("broker: TLS certificate %q and key %q must be given together", cfg.CertFile, cfg.KeyFile)
@@ -82,8 +93,12 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 		// watches them on a table box, and each costs a wake-up.
 		SysTopicResendInterval: 60,
 	})
+	auth, password, err := newAuthHook(cfg)
+	if err != nil {
+		return nil, err
+	}
 	// mochi refuses every client unless an auth hook lets it in.
-	if err := srv.AddHook(&authHook{users: maps.Clone(cfg.Users)}, nil); err != nil {
+	if err := srv.AddHook(auth, nil); err != nil {
 		return nil, fmt.Errorf("broker: auth hook: %w", err)
 	}
 	if err := srv.AddHook(&staleWillHook{clients: srv.Clients}, nil); err != nil {
@@ -93,6 +108,10 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 	if err := srv.AddListener(l); err != nil {
 		return nil, listenError(cfg.Addr, err)
 	}
+	if len(cfg.Users) == 0 && !loopback(l.Address()) {
+		srv.Close()
+		return nil, fmt.Errorf("broker: %w: it would let anyone on the network read the alerts and publish the controller's events; configure users (controller, monitor and console roles) or listen on 127.0.0.1", ErrOpenToNetwork)
+	}
 	if err := srv.Serve(); err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("broker: serve: %w", err)
@@ -101,13 +120,18 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Broker, error) {
 	if tc != nil {
 		scheme = "ssl"
 	}
-	b := &Broker{srv: srv, url: scheme + "://" + dialable(l.Address())}
-	log.Info("embedded MQTT broker listening", "url", b.url, "addr", l.Address(), "auth", len(cfg.Users) > 0, "tls", tc != nil)
-	if len(cfg.Users) == 0 && !loopback(l.Address()) {
-		log.Warn("embedded MQTT broker lets anyone on the network connect without a password; set users to restrict it", "addr", l.Address())
-	}
+	b := &Broker{srv: srv, url: scheme + "://" + dialable(l.Address()), password: password}
+	log.Info("embedded MQTT broker listening", "url", b.url, "addr", l.Address(), "users", len(cfg.Users), "tls", tc != nil)
 	return b, nil
 }
+
+// ErrOpenToNetwork is wrapped by the error Start returns for a listen
+// address beyond loopback with no users configured.
+var ErrOpenToNetwork = errors.New("the embedded broker will not listen beyond loopback without users")
+
+// Login is the user name and password the monitor's own publisher logs in
+// with: a monitor-role login made at Start, in memory only.
+func (b *Broker) Login() (user, password string) { return internalUser, b.password }
 
 // listenError explains the usual cause of a failed listen to whoever
 // installs the box.
@@ -150,37 +174,6 @@ func (b *Broker) Close() error {
 	b.once.Do(func() { err = b.srv.Close() })
 	return err
 }
-
-// authHook lets clients in by user name and password, or everyone when no
-// users are configured. Once in, a client may publish and subscribe to any
-// topic: the broker serves one table's box.
-type authHook struct {
-	mqtt.HookBase
-	users map[string]string
-}
-
-func (h *authHook) ID() string { return "bjmonitor-auth" }
-
-func (h *authHook) Provides(b byte) bool {
-	return b == mqtt.OnConnectAuthenticate || b == mqtt.OnACLCheck
-}
-
-func (h *authHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
-	if len(h.users) == 0 {
-		return true
-	}
-	want, ok := h.users[string(pk.Connect.Username)]
-	// Compare in constant time, and even for an unknown user, so that the
-	// reply time does not tell which user names exist.
-	match := subtle.ConstantTimeCompare([]byte(want), pk.Connect.Password) == 1
-	if !ok || !match {
-		h.Log.Warn("refused a client: bad user name or password", "client", cl.ID, "user", string(pk.Connect.Username), "remote", cl.Net.Remote)
-		return false
-	}
-	return true
-}
-
-func (h *authHook) OnACLCheck(*mqtt.Client, string, bool) bool { return true }
 
 // staleWillHook drops the last will of a connection that a newer one with
 // the same client id has already replaced. mochi sends a will from the old

@@ -1,10 +1,15 @@
 // Package broker runs the embedded MQTT broker that a monitor starts when no
 // broker is configured, so that a single box works as it comes: the monitor
-// publishes to it, and a console on the same box (or, with Addr ":1883", on
-// the room's network) subscribes to it.
+// publishes to it, and a console on the same box (or, with Addr ":1883" and
+// users, on the room's network) subscribes to it.
 //
 // It wraps mochi-mqtt v2 and speaks MQTT 3.1.1 and 5, on one TCP listener,
-// optionally TLS, optionally with user names and passwords.
+// optionally TLS. Without Users anyone may connect and do anything, so
+// Start refuses to listen beyond loopback. With Users (bcrypt-hashed
+// passwords) anonymous clients are refused and each user is held to its
+// Role on <prefix>/<table>/…: only a controller may publish on controller,
+// a console may only read, and the monitor, which logs in with Login,
+// publishes the results.
 //
 // Retained messages and persistent sessions live in memory only. The broker
 // runs inside the monitor's process, so when the monitor restarts, the
@@ -33,10 +38,11 @@
 //
 // Usage:
 //
-//	b, err := broker.Start(ctx, broker.Config{}, log) // 127.0.0.1:1883
+//	b, err := broker.Start(ctx, broker.Config{Table: "table-7"}, log) // 127.0.0.1:1883
 //	if err != nil {
 //		return err
 //	}
 //	defer b.Close() // the caller owns b and must Close it, after the publisher
-//	p, err := publish.New(publish.Config{Broker: b.URL(), ...})
+//	user, password := b.Login()
+//	p, err := publish.New(publish.Config{Broker: b.URL(), Username: user, Password: password, ...})
 package broker

@@ -332,6 +332,29 @@ func (t *Table) markIDs() []int {
 	return ids
 }
 
+// ZoneOutside is a zone the camera does not wholly see, and the share of
+// its area outside the picture.
+type ZoneOutside struct {
+	Name  string // "seat N" or "dealer"
+	Share float64
+}
+
+// ZonesOutsidePicture lists the zones that reach outside the camera's
+// picture (OutsidePicture) by 1% of their area or more, seats first.
+func (c *Calibration) ZonesOutsidePicture() []ZoneOutside {
+	var out []ZoneOutside
+	check := func(name string, z Zone) {
+		if share := c.OutsidePicture(z); share >= 0.01 {
+			out = append(out, ZoneOutside{name, share})
+		}
+	}
+	for _, z := range c.Table.Seats {
+		check(fmt.Sprintf("seat %d", z.Seat), z)
+	}
+	check("dealer", c.Table.Dealer)
+	return out
+}
+
 // OutsidePicture returns the share, from 0 to 1, of a zone's area on the
 // table that the camera does not see: where it maps outside the picture.
 // A card lying there cannot be read, so an installer widens or moves the

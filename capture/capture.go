@@ -155,6 +155,10 @@ type Info struct {
 	// opened again (after a failure, or a file looped): what lay on the
 	// table before may have changed.
 	Reconnected bool
+	// Grabbed marks a frame decoded but not converted into a picture
+	// (File, for a frame its reader does not look at): Next left dst as
+	// it was. A Capture converts every frame.
+	Grabbed bool
 }
 
 // Stats are counters for metrics.
@@ -337,7 +341,7 @@ func (c *Capture) run(ctx context.Context) {
 	defer back.Close()
 	attempt := 0 // failures since a frame was last read
 	opened := false
-	var lastLogged string
+	var warn repeatLog
 	for ctx.Err() == nil {
 		src, err := c.open(c.cfg)
 		if err != nil {
@@ -346,13 +350,7 @@ func (c *Capture) run(ctx context.Context) {
 			c.stats.LastError, c.stats.LastErrorAt = err, time.Now()
 			c.mu.Unlock()
 			delay := c.backoff(attempt)
-			// A camera left off would log every 10 s for hours: log a
-			// new error, and a repeated one every 30th time.
-			level := slog.LevelDebug
-			if err.Error() != lastLogged || attempt%30 == 0 {
-				level, lastLogged = slog.LevelWarn, err.Error()
-			}
-			c.log.Log(ctx, level, "capture: cannot open the source", "err", err, "attempt", attempt+1, "retry_in", delay)
+			c.log.Log(ctx, warn.level(err, time.Now()), "capture: cannot open the source", "err", err, "attempt", attempt+1, "retry_in", delay)
 			attempt++
 			if !sleep(ctx, delay) {
 				return
@@ -361,7 +359,6 @@ func (c *Capture) run(ctx context.Context) {
 		}
 		reopen := opened
 		opened = true
-		lastLogged = ""
 		fps := src.Get(gocv.VideoCaptureFPS)
 		if math.IsNaN(fps) || fps <= 0 || fps > 1000 {
 			fps = 0
@@ -393,12 +390,36 @@ func (c *Capture) run(ctx context.Context) {
 			continue // start the file again at once
 		}
 		delay := c.backoff(attempt)
-		c.log.Warn("capture: source lost; reconnecting", "err", err, "frames", n, "retry_in", delay)
+		level := slog.LevelWarn
+		if n == 0 {
+			// Opens but gives no frame: as bad as one that does not open.
+			level = warn.level(err, time.Now())
+		} else {
+			warn = repeatLog{}
+		}
+		c.log.Log(ctx, level, "capture: source lost; reconnecting", "err", err, "frames", n, "attempt", attempt+1, "retry_in", delay)
 		attempt++
 		if !sleep(ctx, delay) {
 			return
 		}
 	}
+}
+
+// repeatLog sets the level of a failure logged at each backoff step: a
+// warning for a new error, and for the same error again once a minute has
+// passed since it was last a warning; debug otherwise. A camera left off
+// is thus reported once a minute, not every 10 s for hours, nor once only.
+type repeatLog struct {
+	last string
+	at   time.Time
+}
+
+func (r *repeatLog) level(err error, now time.Time) slog.Level {
+	if err.Error() == r.last && now.Sub(r.at) < time.Minute {
+		return slog.LevelDebug
+	}
+	r.last, r.at = err.Error(), now
+	return slog.LevelWarn
 }
 
 // errEnd is a file's end.
@@ -529,6 +550,10 @@ func (c *Capture) Next(ctx context.Context, dst *gocv.Mat) (Info, error) {
 		}
 	}
 }
+
+// FPS is the frame rate the source reported when it was last opened; 0
+// before it opened, or when it says none.
+func (c *Capture) FPS() float64 { return c.Stats().FPS }
 
 // Stats returns the counters.
 func (c *Capture) Stats() Stats {

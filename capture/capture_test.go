@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -521,4 +522,32 @@ func TestNetworkStreamDropsAndComesBack(t *testing.T) {
 		t.Errorf("no frame said reconnected after the server came back: %+v", c.Stats())
 	}
 	t.Logf("tried: an HTTP stream served, killed, served again; survived: %d frames before, reconnected after %d failed opens", lost.Frames, c.Stats().OpenFailures)
+}
+
+// TestRepeatLog: a source that keeps failing is reported as a warning
+// when its error is new, and again at most once a minute.
+func TestRepeatLog(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
+	off, gone := errors.New("camera off"), errors.New("no such device")
+	steps := []struct {
+		after time.Duration
+		err   error
+		want  slog.Level
+	}{
+		{0, off, slog.LevelWarn},
+		{time.Second, off, slog.LevelDebug},
+		{3 * time.Second, off, slog.LevelDebug},
+		{59 * time.Second, off, slog.LevelDebug},
+		{61 * time.Second, off, slog.LevelWarn}, // a minute since the last warning
+		{71 * time.Second, off, slog.LevelDebug},
+		{81 * time.Second, gone, slog.LevelWarn}, // a new error at once
+		{91 * time.Second, off, slog.LevelWarn},
+		{101 * time.Second, off, slog.LevelDebug},
+	}
+	var r repeatLog
+	for _, s := range steps {
+		if got := r.level(s.err, t0.Add(s.after)); got != s.want {
+			t.Errorf("at %v, %v: level %v, want %v", s.after, s.err, got, s.want)
+		}
+	}
 }

@@ -18,4 +18,7 @@
 //		info, err := c.Next(ctx, &frame)
 //		…
 //	}
+//
+// A replay reads a recorded video with File instead: every frame, none
+// dropped, decoded ahead of the reader, with the same Next.
 package capture

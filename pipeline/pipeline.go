@@ -1,7 +1,8 @@
 // Package pipeline runs one table's stages in order: calibration, vision,
-// tracker, evaluator and reconciliation. Replay and live monitoring feed it
-// the same way, frame by frame with the controller's events in between, and
-// get back each finished round with its outcomes and alerts.
+// tracker, evaluator and reconciliation. It is fed frame by frame with the
+// controller's events in between (package driver, the frame loop that
+// replay, live and inspect share), and gives back each finished round with
+// its outcomes and alerts.
 //
 // Usage:
 //
@@ -67,6 +68,11 @@ type Config struct {
 	Meter *evaluator.Meter
 	// Vision tunes the detector; the zero value means vision.DefaultOptions.
 	Vision vision.Options
+	// Doubts, when set, is asked for what outside the picture makes a
+	// finished round doubtful (the live monitor: a gap in its broker
+	// connection, during which controller entries may have been lost),
+	// before the round is judged; any doubt sends its alerts for review.
+	Doubts func(tracker.Round) []string
 	// WrapReader, when set, is handed the reader the pipeline opened
 	// (Model, FastModel) and returns the reader vision uses: one that
 	// sees, or changes, every reading of a corner crop.
@@ -108,10 +114,22 @@ type Pipeline struct {
 	order   []string // entries' round ids, oldest first
 	current string
 	last    Timings
+	cutter  *classify.Cropper // made by the first CutCrop
 	// DroppedEvents counts controller events dropped because their round
 	// never ended while many later ones did.
 	DroppedEvents int
 }
+
+// The frame rates the pipeline can time: the tracker counts frames a card
+// must lie still, and a camera or a video outside this range is broken or
+// mislabelled.
+const (
+	MinFPS = 1
+	MaxFPS = 240
+)
+
+// ValidFPS reports whether fps is a frame rate the pipeline can time.
+func ValidFPS(fps float64) bool { return fps >= MinFPS && fps <= MaxFPS }
 
 // New checks the configuration and opens the model. Calibration waits for
 // the first frame.
@@ -119,8 +137,8 @@ func New(cfg Config) (*Pipeline, error) {
 	switch {
 	case cfg.Table == nil:
 		return nil, errors.New("pipeline: no table file")
-	case !(cfg.FPS >= 1 && cfg.FPS <= 240):
-		return nil, fmt.Errorf("pipeline: %v frames a second: want 1 to 240", cfg.FPS)
+	case !ValidFPS(cfg.FPS):
+		return nil, fmt.Errorf("pipeline: %v frames a second: want %v to %v", cfg.FPS, MinFPS, MaxFPS)
 	case cfg.Meter == nil:
 		return nil, errors.New("pipeline: no progressive meter")
 	}
@@ -166,7 +184,8 @@ func enrolled(clf model, path string) (model, error) {
 	return classify.NewEnrolled(clf, d, classify.DefaultMatchOptions())
 }
 
-// Close releases the detector and the model. Safe to call twice.
+// Close releases the detector, the model and the cropper. Safe to call
+// twice.
 func (p *Pipeline) Close() error {
 	if p.det != nil {
 		p.det.Close()
@@ -175,6 +194,10 @@ func (p *Pipeline) Close() error {
 	if p.clf != nil {
 		p.clf.Close()
 		p.clf = nil
+	}
+	if p.cutter != nil {
+		p.cutter.Close()
+		p.cutter = nil
 	}
 	return nil
 }
@@ -313,6 +336,15 @@ func (p *Pipeline) Readings() []vision.Reading {
 	return p.det.Readings()
 }
 
+// CutCrop cuts, from the frame src that was read, the crop of one of its
+// readings into dst, as the detector cut it for the model.
+func (p *Pipeline) CutCrop(src gocv.Mat, r vision.Reading, dst *gocv.Mat) error {
+	if p.cutter == nil {
+		p.cutter = classify.NewCropper()
+	}
+	return p.cutter.Cut(src, r.Crop, dst)
+}
+
 // Flush closes the round still open, at the end of the video or on
 // shutdown, and reconciles it.
 func (p *Pipeline) Flush() []Result { return p.finish(p.trk.Flush()) }
@@ -327,6 +359,9 @@ func (p *Pipeline) finish(rounds []tracker.Round) []Result {
 	}
 	out := make([]Result, 0, len(rounds))
 	for _, rd := range rounds {
+		if p.cfg.Doubts != nil {
+			rd.Doubts = append(rd.Doubts, p.cfg.Doubts(rd)...)
+		}
 		outcomes, found := p.rec.Round(rd, p.entries[rd.ID])
 		delete(p.entries, rd.ID)
 		p.order = slices.DeleteFunc(p.order, func(id string) bool { return id == rd.ID })

@@ -12,9 +12,11 @@
 // has acknowledged it, so a broker outage or a restart of the process delays
 // messages but never drops them; the next New on the same directory resends
 // what is pending first. A message may arrive twice (after a crash, or a lost
-// acknowledgement): consumers de-duplicate by the alert id. Stats are best
-// effort, QoS 0, and dropped and counted while offline, because a stale fps
-// figure is worth nothing.
+// acknowledgement): consumers de-duplicate by the alert id. A record the
+// disk refuses (full, failing) waits in memory, is sent all the same, and
+// is written as soon as the disk takes it (OutboxHeld counts them). Stats
+// are QoS 0; while offline they are kept in memory (the last few hundred)
+// and sent once the broker is back, so the outage shows in them.
 //
 // The publisher also receives: Config.Handlers subscribes, at QoS 1 and on
 // the same connection, to <prefix>/<table>/<kind> for each kind given, such
@@ -25,10 +27,15 @@
 // that forgot them. Handlers run on paho's goroutine and must return quickly.
 //
 // Publish never waits for the broker: it returns once the record is on disk.
-// The connection is retried after 1 s, 5 s, 10 s, then every 60 s. New fails
+// The connection is retried after 250 ms, 500 ms, then every second, so that
+// the monitor is back within a second of the broker's return; Config.Log
+// hears each connect, disconnect with its reason, reconnect and suspected
+// session takeover, and Link reports the gaps, during which controller
+// events may have been lost. New fails
 // only when it cannot work at all (bad config or TLS files, the outbox
 // unwritable, the broker refusing the credentials, a TLS certificate that
-// does not verify or is refused, a refused subscription), with a message
+// does not verify or is refused, a tcp:// URL at a TLS port, a refused
+// subscription), with a message
 // that names the broker and the fix; an unreachable broker is not an error,
 // because the box must start while the network is down.
 //

@@ -17,7 +17,7 @@ func TestOutboxReadsTestdata(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, pendingFile), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o, err := openOutbox(dir)
+	o, err := openOutbox(dir, nil)
 	if err != nil {
 		t.Fatalf("openOutbox: %v", err)
 	}
@@ -35,7 +35,7 @@ func TestOutboxReadsTestdata(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.close()
-	o2, err := openOutbox(dir)
+	o2, err := openOutbox(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestOutboxReadsTestdata(t *testing.T) {
 
 func TestOutboxAckSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	o, err := openOutbox(dir)
+	o, err := openOutbox(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestOutboxAckSurvivesReopen(t *testing.T) {
 	}
 	o.close()
 
-	o, err = openOutbox(dir)
+	o, err = openOutbox(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

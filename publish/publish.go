@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/url"
 	"os"
@@ -40,10 +41,13 @@ const (
 	AvailableOffline = "offline" // the last will: the broker sends it when the box vanishes
 )
 
-// DefaultBackoff is the reconnect schedule: quick retries for a blip, then
-// once a minute so that a long outage does not hammer the broker. The last
-// step repeats.
-var DefaultBackoff = []time.Duration{1 * time.Second, 5 * time.Second, 10 * time.Second, 60 * time.Second}
+// DefaultBackoff is the reconnect schedule; the last step repeats. The
+// monitor must be back within a second of the broker's return: a broker
+// restarted without persistence has forgotten the monitor's subscription,
+// and every controller event published before the monitor subscribes
+// again is lost. One connection attempt a second (a refused TCP connect,
+// or one that waits out ConnectTimeout) costs a broker nothing.
+var DefaultBackoff = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second}
 
 // ErrAuth is wrapped by the error New returns when the broker refuses the
 // credentials (CONNACK "bad user name or password" or "not authorised").
@@ -98,6 +102,18 @@ type Config struct {
 	// Hand the payload to a buffered channel and return; the payload is the
 	// function's to keep.
 	Handlers map[string]func(payload []byte)
+
+	// OnSent, when set, is called with each round, outcome and alert record
+	// once the broker has acknowledged it (not when it is queued), from the
+	// sender's goroutine; it must return quickly. Metrics of what was sent
+	// are counted there.
+	OnSent func(kind string, payload []byte)
+
+	// Log receives what happens to the connection: each connect,
+	// disconnect with its reason, reconnect, suspected session takeover,
+	// and failed attempts (a warning when the error is new, then at most
+	// once a minute). nil logs nothing.
+	Log *slog.Logger
 
 	ConnectTimeout time.Duration   // default 5 s, per connection attempt
 	AckTimeout     time.Duration   // default 10 s: after this, a message still unacknowledged on a live connection is sent again
@@ -199,8 +215,16 @@ type Publisher struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
+	link *linkLog
+
+	statsMu      sync.Mutex
+	statsHeld    [][]byte // stats published while the broker was away, oldest first
 	statsDropped atomic.Int64
 }
+
+// maxHeldStats bounds the stats kept while the broker is away: an hour of
+// them at the default 10 s interval. Beyond it the oldest go, counted.
+const maxHeldStats = 360
 
 // New opens the outbox in cfg.OutboxDir and connects to the broker. If the
 // broker cannot be reached, New still succeeds and keeps retrying in the
@@ -217,12 +241,12 @@ func New(cfg Config) (*Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	box, err := openOutbox(cfg.OutboxDir)
+	box, err := openOutbox(cfg.OutboxDir, cfg.Log)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Handlers = maps.Clone(cfg.Handlers) // the caller may reuse its map
-	p := &Publisher{cfg: cfg, box: box, wake: make(chan struct{}, 1)}
+	p := &Publisher{cfg: cfg, box: box, wake: make(chan struct{}, 1), link: newLinkLog(cfg.Log, cfg.Broker, cfg.ClientID)}
 
 	opts := mqtt.NewClientOptions().
 		AddBroker(cfg.Broker).
@@ -231,12 +255,18 @@ func New(cfg Config) (*Publisher, error) {
 		SetPassword(cfg.Password).
 		SetCleanSession(false).
 		SetConnectTimeout(cfg.ConnectTimeout).
+		// MQTT 3.1.1 only: paho would otherwise try 3.1 after every failed
+		// attempt, doubling the time a dead broker takes to report.
+		SetProtocolVersion(4).
 		SetWill(p.topic("available"), AvailableOffline, 1, true).
 		// We reconnect ourselves, on the schedule in cfg.Backoff, so that the
 		// sender knows when a connection is new and can resend the outbox head.
 		SetAutoReconnect(false).
 		SetConnectRetry(false).
-		SetConnectionLostHandler(func(mqtt.Client, error) { p.poke() }).
+		SetConnectionLostHandler(func(c mqtt.Client, err error) {
+			p.link.lost(err, c.IsConnectionOpen())
+			p.poke()
+		}).
 		// Messages on a topic we no longer handle (a subscription the broker
 		// kept in our session from an earlier configuration) are
 		// acknowledged and ignored; without a handler paho would never
@@ -260,11 +290,16 @@ func New(cfg Config) (*Publisher, error) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
-	if err := p.connect(ctx, true); err != nil && (errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) || errors.Is(err, ErrSubscribe)) {
-		cancel()
-		p.client.Disconnect(250) // connected when a subscription was refused; cleanly, so no will
-		box.close()
-		return nil, err
+	if err := p.connect(ctx, true); err != nil {
+		if errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) || errors.Is(err, ErrSubscribe) {
+			cancel()
+			p.client.Disconnect(250) // connected when a subscription was refused; cleanly, so no will
+			box.close()
+			return nil, err
+		}
+		if !p.client.IsConnectionOpen() {
+			p.link.failed(err, backoff(cfg.Backoff, 0))
+		}
 	}
 	p.wg.Add(1)
 	go p.run(ctx)
@@ -294,7 +329,9 @@ func (p *Publisher) poke() {
 // Publish queues payload for <prefix>/<table>/<kind>. For round, outcome and
 // alert it returns once the message is fsync'd to the outbox, whether or not
 // the broker is up; the background sender delivers it in order. Stats are
-// sent at QoS 0 without waiting, and dropped (see StatsDropped) when offline.
+// sent at QoS 0 without waiting; while the broker is away they are kept in
+// memory (the last maxHeldStats; older ones are dropped and counted, see
+// StatsDropped) and sent once it is back, so the outage shows in them.
 func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -303,11 +340,7 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 		return fmt.Errorf("publish: unknown kind %q (want round, outcome, alert, stats or evidence)", kind)
 	}
 	if kind == KindStats {
-		if !p.client.IsConnectionOpen() {
-			p.statsDropped.Add(1)
-			return nil
-		}
-		p.client.Publish(p.topic(kind), 0, false, payload)
+		p.publishStats(payload)
 		return nil
 	}
 	if err := p.box.append(kind, payload); err != nil {
@@ -320,14 +353,49 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 // OutboxDepth is the number of messages not yet acknowledged by the broker.
 func (p *Publisher) OutboxDepth() int { return p.box.depth() }
 
+// OutboxHeld is the number of messages that wait in memory because the
+// disk refused them; they are sent all the same, and written as soon as
+// the disk takes them.
+func (p *Publisher) OutboxHeld() int { return p.box.heldRecords() }
+
 // OutboxCorrupt is the number of unreadable outbox lines skipped at start.
 func (p *Publisher) OutboxCorrupt() int { return p.box.corruptLines() }
 
 // Connected reports whether the broker connection is up now.
 func (p *Publisher) Connected() bool { return p.client.IsConnectionOpen() }
 
-// StatsDropped counts stats messages dropped because the broker was down.
+// StatsDropped counts stats messages dropped because the broker was away
+// longer than maxHeldStats of them cover.
 func (p *Publisher) StatsDropped() int64 { return p.statsDropped.Load() }
+
+// Link reports the broker connection and its gaps.
+func (p *Publisher) Link() Link { return p.link.state() }
+
+// Gaps returns the last gaps in the connection, oldest first; one still
+// going on, with a zero To, comes last.
+func (p *Publisher) Gaps() []Gap { return p.link.history() }
+
+// publishStats sends a stats payload now, or keeps it for the next
+// connection; the held ones go first, so stats arrive in order. A nil
+// payload only sends those held.
+func (p *Publisher) publishStats(payload []byte) {
+	p.statsMu.Lock()
+	defer p.statsMu.Unlock()
+	if payload != nil {
+		p.statsHeld = append(p.statsHeld, payload)
+	}
+	if n := len(p.statsHeld) - maxHeldStats; n > 0 {
+		p.statsHeld = p.statsHeld[n:]
+		p.statsDropped.Add(int64(n))
+	}
+	if !p.client.IsConnectionOpen() {
+		return
+	}
+	for _, b := range p.statsHeld {
+		p.client.Publish(p.topic(KindStats), 0, false, b)
+	}
+	p.statsHeld = nil
+}
 
 // connect makes one connection attempt and, on success, subscribes to the
 // handled topics and marks the table online. It wraps ErrAuth when the
@@ -345,8 +413,9 @@ func (p *Publisher) connect(ctx context.Context, first bool) error {
 	case <-time.After(p.cfg.ConnectTimeout + time.Second):
 		return fmt.Errorf("publish: connect to %s: timed out after %v", p.cfg.Broker, p.cfg.ConnectTimeout)
 	}
+	ct, _ := tok.(*mqtt.ConnectToken)
 	if err := tok.Error(); err != nil {
-		if ct, ok := tok.(*mqtt.ConnectToken); ok {
+		if ct != nil {
 			switch ct.ReturnCode() {
 			case packets.ErrRefusedBadUsernameOrPassword, packets.ErrRefusedNotAuthorised:
 				return fmt.Errorf("publish: connect to %s as %q: %w: %v", p.cfg.Broker, p.cfg.Username, ErrAuth, err)
@@ -355,8 +424,12 @@ func (p *Publisher) connect(ctx context.Context, first bool) error {
 		if why := p.tlsProblem(err); why != "" {
 			return fmt.Errorf("publish: connect to %s: %w: %s: %v", p.cfg.Broker, ErrTLS, why, err)
 		}
+		if cerr := p.connectError(err); cerr != nil {
+			return cerr
+		}
 		return fmt.Errorf("publish: connect to %s: %w", p.cfg.Broker, err)
 	}
+	p.link.up(ct != nil && ct.SessionPresent())
 	subErr := p.subscribe()
 	if first && errors.Is(subErr, ErrSubscribe) {
 		return subErr
@@ -366,6 +439,7 @@ func (p *Publisher) connect(ctx context.Context, first bool) error {
 	if !tok.WaitTimeout(p.cfg.AckTimeout) || tok.Error() != nil {
 		return errors.Join(subErr, fmt.Errorf("publish: mark %s online: %v", p.cfg.Table, tok.Error()))
 	}
+	p.publishStats(nil)
 	return subErr
 }
 
@@ -419,12 +493,17 @@ func (p *Publisher) run(ctx context.Context) {
 	var inflight mqtt.Token // publish token of the outbox head, kept across reconnects
 	var inflightSeq uint64
 	for {
+		p.box.retry() // records the disk refused, while the broker is away too
 		if !p.client.IsConnectionOpen() {
+			p.link.down()
 			if err := p.connect(ctx, false); err != nil {
 				if ctx.Err() != nil {
 					return
 				}
 				d := backoff(p.cfg.Backoff, attempt)
+				if !p.client.IsConnectionOpen() {
+					p.link.failed(err, d)
+				}
 				attempt++
 				if !sleep(ctx, d) {
 					return
@@ -453,6 +532,9 @@ func (p *Publisher) run(ctx context.Context) {
 				failed := inflight.Error() != nil
 				inflight = nil
 				if !failed && p.box.ack(rec.seq) == nil {
+					if p.cfg.OnSent != nil {
+						p.cfg.OnSent(rec.kind, rec.payload)
+					}
 					continue
 				}
 				// Not sent, or the disk failed to record the ack: the record
@@ -471,10 +553,30 @@ func (p *Publisher) run(ctx context.Context) {
 		if !p.client.IsConnectionOpen() {
 			continue
 		}
+		if !p.idle(ctx) {
+			return
+		}
+	}
+}
+
+// idle waits for more to send, retrying every second to write the records
+// that wait in memory for the disk. It reports whether to carry on.
+func (p *Publisher) idle(ctx context.Context) bool {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	for {
+		var retry <-chan time.Time
+		if p.box.heldRecords() > 0 {
+			t.Reset(time.Second)
+			retry = t.C
+		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-p.wake:
+			return true
+		case <-retry:
+			p.box.retry()
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"bjmonitor/alerts"
 	"bjmonitor/calibration"
+	"bjmonitor/pipeline"
 	"bjmonitor/tracker"
 	"bjmonitor/video"
 	"bjmonitor/vision"
@@ -18,9 +19,12 @@ import (
 
 // annotator writes the replay's annotated video: the zones, each card as
 // read with its confidence, the hands and their totals, and the alerts as
-// they fire. It owns its canvas and its writer: Close finishes the file.
+// they fire. The file is created at the first frame drawn, which sets its
+// size and the calibration the zones are drawn with. It owns its canvas
+// and its writer: Close finishes the file.
 type annotator struct {
-	w      *video.Writer
+	path   string
+	w      *video.Writer // nil before the first frame
 	cal    *calibration.Calibration
 	canvas gocv.Mat
 	fps    float64
@@ -45,12 +49,21 @@ var (
 	white     = color.RGBA{R: 255, G: 255, B: 255, A: 255}
 )
 
-func newAnnotator(path string, fps float64, cal *calibration.Calibration, w, h int) (*annotator, error) {
-	vw, err := video.Create(path, fps, w, h, video.DefaultCRF)
+// newAnnotator returns an annotator that writes path at fps frames a
+// second.
+func newAnnotator(path string, fps float64) *annotator {
+	return &annotator{path: path, canvas: gocv.NewMat(), fps: fps}
+}
+
+// start creates the file for frames the size of src, drawn with the
+// calibrated pipeline's zones and hands.
+func (a *annotator) start(src gocv.Mat, pl *pipeline.Pipeline) error {
+	w, err := video.Create(a.path, a.fps, src.Cols(), src.Rows(), video.DefaultCRF)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return &annotator{w: vw, cal: cal, canvas: gocv.NewMat(), fps: fps}, nil
+	a.w, a.cal, a.hands = w, pl.Calibration(), pl.Snapshot
+	return nil
 }
 
 // Alert shows an alert from now on.
@@ -59,8 +72,13 @@ func (a *annotator) Alert(al alerts.Alert) {
 	a.shown = append(a.shown, shownAlert{text: text, until: a.frame + int(6*a.fps), mis: al.Severity == alerts.Mismatch})
 }
 
-// Frame draws one frame and writes it.
-func (a *annotator) Frame(src gocv.Mat, obs vision.Frame) error {
+// Frame draws one frame that pl read and writes it.
+func (a *annotator) Frame(src gocv.Mat, obs vision.Frame, pl *pipeline.Pipeline) error {
+	if a.w == nil {
+		if err := a.start(src, pl); err != nil {
+			return err
+		}
+	}
 	a.frame = obs.Index
 	src.CopyTo(&a.canvas)
 	thick := max(1, src.Cols()/1280)
@@ -172,9 +190,12 @@ func (a *annotator) poly(poly []calibration.Point, ink color.RGBA, thick int) {
 	pv.Close()
 }
 
-// Close finishes the video.
+// Close finishes the video, if a frame was drawn.
 func (a *annotator) Close() error {
 	a.canvas.Close()
+	if a.w == nil {
+		return nil
+	}
 	return a.w.Close()
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -77,8 +76,8 @@ func (m *Main) runCalibrate(ctx context.Context, args []string) error {
 	if len(c.Missing) > 0 {
 		fmt.Fprintf(m.Stdout, "marks not found: %v\n", c.Missing)
 	}
-	for _, z := range outOfView(c) {
-		fmt.Fprintf(m.Stdout, "%s: %.0f%% of its zone lies outside the camera's picture, where cards cannot be read: widen or move the camera\n", z.name, 100*z.share)
+	for _, z := range c.ZonesOutsidePicture() {
+		fmt.Fprintf(m.Stdout, "%s: %.0f%% of its zone lies outside the camera's picture, where cards cannot be read: widen or move the camera\n", z.Name, 100*z.Share)
 	}
 	return nil
 }
@@ -108,38 +107,6 @@ func solveOnFrame(frame *gocv.Mat, table *calibration.Table) (c *calibration.Cal
 	}
 	c.DrawOverlay(frame)
 	return c, nil, nil
-}
-
-// zoneOutOfView is a zone the camera does not wholly see.
-type zoneOutOfView struct {
-	name  string
-	share float64 // of its area outside the picture
-}
-
-// outOfView lists the zones that reach outside the camera's picture
-// (calibration.OutsidePicture), by 1% of their area or more.
-func outOfView(c *calibration.Calibration) []zoneOutOfView {
-	var out []zoneOutOfView
-	check := func(name string, z calibration.Zone) {
-		if share := c.OutsidePicture(z); share >= 0.01 {
-			out = append(out, zoneOutOfView{name, share})
-		}
-	}
-	for _, z := range c.Table.Seats {
-		check(fmt.Sprintf("seat %d", z.Seat), z)
-	}
-	check("dealer", c.Table.Dealer)
-	return out
-}
-
-// warnOutOfView logs the zones the camera does not wholly see: a card
-// there, a split hand laid out past the picture's edge, goes unseen, and
-// its hand's alerts go out for review.
-func warnOutOfView(log *slog.Logger, c *calibration.Calibration) {
-	for _, z := range outOfView(c) {
-		log.Warn("a zone lies partly outside the camera's picture, where cards cannot be read: widen or move the camera",
-			"zone", z.name, "outside", fmt.Sprintf("%.0f%%", 100*z.share))
-	}
 }
 
 // readFrame reads an image, or the first frame of a video. The caller

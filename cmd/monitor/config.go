@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/viper"
 
 	"bjmonitor/alerts"
+	"bjmonitor/broker"
 	"bjmonitor/calibration"
 	"bjmonitor/capture"
 	"bjmonitor/evaluator"
@@ -65,6 +66,9 @@ type MQTTConfig struct {
 	// runs an embedded broker on EmbeddedAddr (live only).
 	Broker       string `mapstructure:"broker"`
 	EmbeddedAddr string `mapstructure:"embedded_addr"`
+	// EmbeddedUsers are the embedded broker's logins, each held to its
+	// role's topics; without them it listens on loopback only.
+	EmbeddedUsers []EmbeddedUser `mapstructure:"embedded_users"`
 	// ClientID is fixed, so the broker keeps the session across
 	// reconnects; empty: bjmonitor-<table.id>.
 	ClientID string `mapstructure:"client_id"`
@@ -79,6 +83,17 @@ type MQTTConfig struct {
 	ReplayPrefix string `mapstructure:"replay_prefix"`
 	// Outbox is the folder where results wait, on disk, for the broker.
 	Outbox string `mapstructure:"outbox"`
+}
+
+// EmbeddedUser is one login of the embedded broker (broker.User).
+type EmbeddedUser struct {
+	Name string `mapstructure:"name"`
+	// PasswordHash is the bcrypt hash of the password (htpasswd -B).
+	PasswordHash string `mapstructure:"password_hash"`
+	// Role is controller (publishes the controller's events only),
+	// console (reads only) or monitor (publishes results, reads the
+	// controller: another monitor's box, say).
+	Role string `mapstructure:"role"`
 }
 
 // EvidenceConfig is where alert snapshots and clips go and how long they
@@ -105,7 +120,8 @@ type LogConfig struct {
 // VisionConfig is how cards are read.
 type VisionConfig struct {
 	// Model is the card index model (ONNX, with its .json metadata beside
-	// it). A relative path is taken from the working folder.
+	// it). A relative path is taken from the working folder, or when not
+	// there from the installed models' folder (see findData).
 	Model string `mapstructure:"model"`
 	// FastModel, when set, is a faster card index model that reads every
 	// crop first; Model reads again only the crops it is unsure of (below
@@ -213,7 +229,7 @@ func DefaultConfig() Config {
 		},
 		Live: LiveConfig{Realtime: true, StatsInterval: 10 * time.Second},
 		MQTT: MQTTConfig{
-			EmbeddedAddr: "127.0.0.1:1883", TopicPrefix: "bjmonitor", ReplayPrefix: "bjmonitor-replay",
+			EmbeddedAddr: "127.0.0.1:1883", EmbeddedUsers: []EmbeddedUser{}, TopicPrefix: "bjmonitor", ReplayPrefix: "bjmonitor-replay",
 			Outbox: "state/outbox",
 		},
 		Evidence: EvidenceConfig{Dir: "state/evidence", MaxAge: 30 * 24 * time.Hour, MaxBytes: 2 << 30},
@@ -289,8 +305,8 @@ func (c Config) Validate() error {
 	if !(c.Vision.MinConfidence > 0 && c.Vision.MinConfidence < 1) {
 		return &ConfigError{"vision.min_confidence", c.Vision.MinConfidence, "want a probability between 0 and 1"}
 	}
-	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= 240) {
-		return &ConfigError{"vision.analysis_fps", f, "want 5 to 240 frames a second, or 0 to read every frame: a card must be seen a few times while it lies still"}
+	if f := c.Vision.AnalysisFPS; f != 0 && !(f >= 5 && f <= pipeline.MaxFPS) {
+		return &ConfigError{"vision.analysis_fps", f, fmt.Sprintf("want 5 to %v frames a second, or 0 to read every frame: a card must be seen a few times while it lies still", pipeline.MaxFPS)}
 	}
 	s := c.SideBets
 	switch s.TwentyOnePlusThree.Paytable {
@@ -328,8 +344,8 @@ func (c Config) Validate() error {
 }
 
 func (c Config) validateLive() error {
-	if !(c.Live.FPS == 0 || c.Live.FPS >= 1 && c.Live.FPS <= 240) {
-		return &ConfigError{"live.fps", c.Live.FPS, "want the camera's frames a second (1 to 240), or 0 to take the source's"}
+	if !(c.Live.FPS == 0 || pipeline.ValidFPS(c.Live.FPS)) {
+		return &ConfigError{"live.fps", c.Live.FPS, fmt.Sprintf("want the camera's frames a second (%v to %v), or 0 to take the source's", pipeline.MinFPS, pipeline.MaxFPS)}
 	}
 	if c.Live.StatsInterval < time.Second || c.Live.StatsInterval > time.Hour {
 		return &ConfigError{"live.stats_interval", c.Live.StatsInterval, "want 1s to 1h"}
@@ -348,8 +364,8 @@ func (c Config) validateLive() error {
 			return &ConfigError{"mqtt.broker", m.Broker, "want tcp://host:1883 or ssl://host:8883, or empty for the embedded broker"}
 		}
 	}
-	if _, _, err := net.SplitHostPort(m.EmbeddedAddr); err != nil {
-		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "want host:port, such as 127.0.0.1:1883"}
+	if err := c.validateEmbedded(); err != nil {
+		return err
 	}
 	for field, p := range map[string]string{"mqtt.topic_prefix": m.TopicPrefix, "mqtt.replay_prefix": m.ReplayPrefix} {
 		if p == "" || strings.ContainsAny(p, "#+ ") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
@@ -384,6 +400,39 @@ func (c Config) validateLive() error {
 		return &ConfigError{"log.format", c.Log.Format, `want "text" or "json"`}
 	}
 	return nil
+}
+
+// validateEmbedded checks the embedded broker's address and users.
+func (c Config) validateEmbedded() error {
+	m := c.MQTT
+	host, _, err := net.SplitHostPort(m.EmbeddedAddr)
+	if err != nil {
+		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "want host:port, such as 127.0.0.1:1883"}
+	}
+	for i, u := range c.embeddedUsers() {
+		if err := u.Check(); err != nil {
+			var ue *broker.UserError
+			if errors.As(err, &ue) {
+				return &ConfigError{fmt.Sprintf("mqtt.embedded_users[%d].%s", i, ue.Field), ue.Value, ue.Reason}
+			}
+			return err
+		}
+	}
+	ip := net.ParseIP(host)
+	if m.Broker == "" && len(m.EmbeddedUsers) == 0 && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return &ConfigError{"mqtt.embedded_addr", m.EmbeddedAddr, "the embedded broker listens beyond loopback only with mqtt.embedded_users set (controller, console and monitor roles): otherwise anyone on the network could read the alerts and publish the controller's events"}
+	}
+	return nil
+}
+
+// embeddedUsers are the embedded broker's users as package broker takes
+// them.
+func (c Config) embeddedUsers() []broker.User {
+	var out []broker.User
+	for _, u := range c.MQTT.EmbeddedUsers {
+		out = append(out, broker.User{Name: u.Name, PasswordHash: u.PasswordHash, Role: broker.Role(u.Role)})
+	}
+	return out
 }
 
 // Logger returns the configured logger, writing to w. Call Validate first.
@@ -477,6 +526,10 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 			*f = filepath.Join(filepath.Dir(path), *f)
 		}
 	}
+	exe := executable()
+	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel} {
+		*f = findData(*f, exe)
+	}
 	return c, c.Validate()
 }
 
@@ -563,7 +616,7 @@ func (c Config) checkModels() error {
 		}
 		if _, err := os.Stat(f.path); err != nil {
 			wd, _ := os.Getwd()
-			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s: %v", f.what, wd, err)}
+			return &ConfigError{f.field, f.path, fmt.Sprintf("cannot read %s; a relative path is taken from the folder the monitor runs in, %s, then from the installed models' folder beside the binary's (../share/bjmonitor): %v", f.what, wd, err)}
 		}
 	}
 	return nil

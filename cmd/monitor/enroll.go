@@ -14,6 +14,7 @@ import (
 
 	"bjmonitor/calibration"
 	"bjmonitor/enroll"
+	"bjmonitor/pipeline"
 	"bjmonitor/vision/classify"
 )
 
@@ -120,7 +121,7 @@ func settledFrame(path string) (gocv.Mat, error) {
 	}
 	defer vc.Close()
 	fps := vc.Get(gocv.VideoCaptureFPS)
-	if !(fps >= 1 && fps <= 240) {
+	if !pipeline.ValidFPS(fps) {
 		fps = 25
 	}
 	n := int(math.Round(fps)) // the first second

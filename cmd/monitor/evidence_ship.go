@@ -5,6 +5,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"bjmonitor/driver"
 	"bjmonitor/evidence"
 	"bjmonitor/evidence/ship"
 	"bjmonitor/pipeline"
@@ -16,10 +17,6 @@ import (
 type replayEvidence struct {
 	rec  *evidence.Recorder
 	ship *ship.Shipper // nil unless publishing
-	// index and t are the frame the replay is at, for the moment of an
-	// alert's evidence.
-	index int
-	t     float64
 }
 
 // openEvidence starts the evidence recorder into evidence.dir; pub, when
@@ -36,26 +33,26 @@ func (r *replay) openEvidence(ctx context.Context, pub *replayPublisher) error {
 	return nil
 }
 
-// evidenceFrame keeps a frame read for cards for the clips.
-func (r *replay) evidenceFrame(mat gocv.Mat, index int, t float64) {
+// evidenceFrame keeps a decoded frame for the clips.
+func (r *replay) evidenceFrame(mat gocv.Mat, at driver.At) {
 	if r.ev == nil {
 		return
 	}
-	r.ev.index, r.ev.t = index, t
-	if err := r.ev.rec.Add(mat, t); err != nil {
-		r.log.Warn("evidence: frame not kept", "frame", index, "err", err)
+	if err := r.ev.rec.Add(mat, at.T); err != nil {
+		r.log.Warn("evidence: frame not kept", "frame", at.Index, "err", err)
 	}
 }
 
 // saveEvidence writes the evidence of a round's alerts and puts its paths
 // in them.
-func (r *replay) saveEvidence(res pipeline.Result) {
-	if r.ev == nil || r.pl == nil || r.pl.Calibration() == nil {
+func (r *replay) saveEvidence(now driver.At, res pipeline.Result) {
+	if r.ev == nil || now.Pipeline == nil || now.Pipeline.Calibration() == nil {
 		return
 	}
-	at := moment(res.Round, r.ev.index, r.ev.t, r.fps)
+	cal := now.Pipeline.Calibration()
+	at := moment(res.Round, now.Index, now.T, now.FPS)
 	for i, a := range res.Alerts {
-		p, err := r.ev.rec.Save(a.ID, at, drawEvidence(r.pl.Calibration(), res.Round, a))
+		p, err := r.ev.rec.Save(a.ID, at, drawEvidence(cal, res.Round, a))
 		if err != nil {
 			r.log.Warn("alert evidence not written", "alert", a.ID, "err", err)
 			continue

@@ -14,8 +14,9 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/driver"
+	"bjmonitor/pipeline"
 	"bjmonitor/vision"
-	"bjmonitor/vision/classify"
 )
 
 // inspectUsage is the synopsis of monitor inspect; --help lists the flags under it.
@@ -60,8 +61,6 @@ func (m *Main) runInspect(ctx context.Context, args []string) error {
 		if err := os.MkdirAll(in.crops, 0o755); err != nil {
 			return err
 		}
-		in.cutter = classify.NewCropper()
-		defer in.cutter.Close()
 	}
 	cfg, err := loadVideoConfig(*configPath, fs, map[string]string{"table.calibration": "table", "vision.model": "model"})
 	if err != nil {
@@ -91,16 +90,18 @@ type inspector struct {
 	radius   float64
 	crops    string // folder for the crops; "" for none
 	every    bool   // show frames where no zone was read too
-	cutter   *classify.Cropper
-	shown    int // frames printed
+	shown    int    // frames printed
 }
 
 func (in *inspector) near(p calibration.Point) bool {
-	return in.at == nil || vision.Dist(p, *in.at) <= in.radius
+	return in.at == nil || math.Hypot(p.X-in.at.X, p.Y-in.at.Y) <= in.radius
 }
 
-// frame prints one frame's readings and cards, and writes the crops.
-func (in *inspector) frame(mat gocv.Mat, index int, t float64, obs vision.Frame, reads []vision.Reading) error {
+// frame prints the readings and cards of one frame the pipeline read,
+// and writes the crops.
+func (in *inspector) frame(mat gocv.Mat, at driver.At, obs vision.Frame) error {
+	index, t := at.Index, at.T
+	reads := at.Pipeline.Readings()
 	var lines []string
 	for _, r := range reads {
 		if !in.near(r.Corner) {
@@ -113,8 +114,8 @@ func (in *inspector) frame(mat gocv.Mat, index int, t float64, obs vision.Frame,
 		if r.Capped {
 			line += ", under the dealer's hand"
 		}
-		if in.cutter != nil {
-			name, err := in.writeCrop(mat, index, r)
+		if in.crops != "" {
+			name, err := in.writeCrop(at.Pipeline, mat, index, r)
 			if err != nil {
 				return err
 			}
@@ -153,10 +154,10 @@ func (in *inspector) frame(mat gocv.Mat, index int, t float64, obs vision.Frame,
 
 // writeCrop cuts a reading's crop from the frame, as the detector did,
 // and writes it as a PNG; it returns the file's name.
-func (in *inspector) writeCrop(mat gocv.Mat, index int, r vision.Reading) (string, error) {
+func (in *inspector) writeCrop(pl *pipeline.Pipeline, mat gocv.Mat, index int, r vision.Reading) (string, error) {
 	crop := gocv.NewMat()
 	defer crop.Close()
-	if err := in.cutter.Cut(mat, r.Crop, &crop); err != nil {
+	if err := pl.CutCrop(mat, r, &crop); err != nil {
 		return "", err
 	}
 	name := fmt.Sprintf("f%d_%s_%.0f_%.0f.png", index, strings.ReplaceAll(r.Zone, " ", ""), math.Round(r.Corner.X), math.Round(r.Corner.Y))

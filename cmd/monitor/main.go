@@ -11,6 +11,7 @@
 //	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
 //	monitor console --config FILE   the surveillance room's web console: every table's alerts
+//	monitor version [--config FILE]   print the version, the commit and the card models
 //
 // Each subcommand lives in its own file; Main.Run is what tests call.
 package main
@@ -187,6 +188,9 @@ Usage:
       the web page on console.listen. Users are added with
       "monitor console adduser NAME --role viewer|officer" (password on
       stdin). See docs/console.md.
+  monitor version [--config FILE]
+      Print the monitor's version and commit, and the name, creation date
+      and digest of the card models the configuration names.
 
 Configuration comes from --config FILE (YAML), then MONITOR_* environment
 variables (MONITOR_TABLE_DECKS=8 sets table.decks), then flags. See
@@ -215,6 +219,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		err = m.runInspect(ctx, args[1:])
 	case "console":
 		err = m.runConsole(ctx, args[1:])
+	case "version":
+		err = m.runVersion(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 	default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"bjmonitor/publish"
 )
 
 // metrics are the live monitor's Prometheus metrics. Counters and
@@ -30,6 +33,7 @@ type metrics struct {
 	fps                        prometheus.Gauge
 	rounds                     prometheus.Counter
 	alerts                     *prometheus.CounterVec
+	sentRecords                *prometheus.CounterVec
 	controller                 *prometheus.CounterVec
 	evidenceErr                prometheus.Counter
 }
@@ -37,6 +41,9 @@ type metrics struct {
 // gauges are read from the components that own them, at scrape time.
 type gauges struct {
 	outboxDepth func() float64
+	outboxHeld  func() float64 // records the disk refused, waiting in memory
+	outHeld     func() float64 // the same for the --out file
+	statsLost   func() float64 // stats dropped after a long broker outage
 	connected   func() float64
 	reconnects  func() float64
 	capturing   func() float64
@@ -61,19 +68,27 @@ func newMetrics(g gauges) *metrics {
 		fps: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "fps",
 			Help: "Frames read per second, over the last stats interval."}),
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "rounds_total",
-			Help: "Rounds rebuilt, reconciled, and their records queued for the broker."}),
+			Help: "Rounds rebuilt and judged (records_sent_total counts what reached the broker)."}),
 		alerts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "alerts_total",
-			Help: "Alerts raised, by kind and severity."}, []string{"kind", "severity"}),
+			Help: "Alerts the broker has acknowledged, by kind and severity (those waiting are in outbox_depth)."}, []string{"kind", "severity"}),
+		sentRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "records_sent_total",
+			Help: "Round, outcome and alert records the broker has acknowledged, by type."}, []string{"type"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
-			Help: "Controller messages received, by result (ok, malformed, unknown_type)."}, []string{"result"}),
+			Help: "Controller messages received, by result (ok, malformed, unknown_type, too_large: over 64 KiB)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 	}
-	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.controller, m.evidenceErr,
+	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.sentRecords, m.controller, m.evidenceErr,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "outbox_depth",
-			Help: "Results on disk waiting for the broker."}, g.outboxDepth),
+			Help: "Results waiting for the broker."}, g.outboxDepth),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "unwritten_records", ConstLabels: prometheus.Labels{"file": "outbox"},
+			Help: "Records the disk refused, waiting in memory to be written (they are sent all the same)."}, g.outboxHeld),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "unwritten_records", ConstLabels: prometheus.Labels{"file": "out"},
+			Help: "Records the disk refused, waiting in memory to be written (they are sent all the same)."}, g.outHeld),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "broker_connected",
 			Help: "1 while the broker connection is up."}, g.connected),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: ns, Name: "stats_dropped_total",
+			Help: "Stats records dropped because the broker was away longer than the kept ones cover (an hour at 10 s)."}, g.statsLost),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: ns, Name: "capture_reconnects_total",
 			Help: "Times the video source was opened again after it dropped."}, g.reconnects),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "capture_connected",
@@ -84,13 +99,30 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type"} {
+	for _, r := range []string{"ok", "malformed", "unknown_type", "too_large"} {
 		m.controller.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
 		m.skipped.WithLabelValues(r)
 	}
+	for _, r := range []string{"round", "outcome", "alert"} {
+		m.sentRecords.WithLabelValues(r)
+	}
 	return m
+}
+
+// sent counts a record the broker has acknowledged: the publisher's
+// OnSent, called on its sender goroutine.
+func (m *metrics) sent(kind string, payload []byte) {
+	m.sentRecords.WithLabelValues(kind).Inc()
+	if kind != publish.KindAlert {
+		return
+	}
+	var a struct{ Kind, Severity string }
+	if err := json.Unmarshal(payload, &a); err != nil {
+		a.Kind, a.Severity = "unknown", "unknown" // an alert all the same
+	}
+	m.alerts.WithLabelValues(a.Kind, a.Severity).Inc()
 }
 
 // serve serves /metrics on addr until ctx ends. The listener is opened
@@ -118,4 +150,12 @@ func (m *metrics) serve(ctx context.Context, addr string, log *slog.Logger) (sto
 	}()
 	log.Info("metrics endpoint", "url", "http://"+ln.Addr().String()+"/metrics")
 	return done, nil
+}
+
+// outHeld is the number of --out records waiting in memory for the disk.
+func (l *live) outHeld() float64 {
+	if l.jsonl == nil {
+		return 0
+	}
+	return float64(l.jsonl.Held())
 }

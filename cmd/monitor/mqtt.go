@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"bjmonitor/broker"
 	"bjmonitor/publish"
 )
 
@@ -25,6 +26,12 @@ func publishConfig(c Config, broker, prefix, clientID, outbox string) publish.Co
 		CAFile: m.CAFile, CertFile: m.CertFile, KeyFile: m.KeyFile,
 		TopicPrefix: prefix, Table: c.Table.ID, OutboxDir: outbox,
 	}
+}
+
+// embeddedConfig is the embedded broker's configuration: its address, and
+// its users held to the table's topics.
+func embeddedConfig(c Config) broker.Config {
+	return broker.Config{Addr: c.MQTT.EmbeddedAddr, Users: c.embeddedUsers(), TopicPrefix: c.MQTT.TopicPrefix, Table: c.Table.ID}
 }
 
 // replayPublisher publishes a replay's results under the replay prefix,
@@ -54,6 +61,7 @@ func (r *replay) openPublisher(ctx context.Context, video string) (*replayPublis
 		return nil, fmt.Errorf("replay outbox: %w", err)
 	}
 	pc := publishConfig(r.cfg, r.cfg.MQTT.Broker, r.cfg.MQTT.ReplayPrefix, "bjmonitor-replay-"+id, dir)
+	pc.Log = r.log
 	p, err := publish.New(pc)
 	if err != nil {
 		return nil, err

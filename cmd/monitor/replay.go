@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/capture"
 	"bjmonitor/controller"
+	"bjmonitor/driver"
 	"bjmonitor/pipeline"
+	"bjmonitor/vision"
 )
 
 // replayUsage is the synopsis of monitor replay; --help lists the flags under it.
@@ -99,20 +101,16 @@ type replay struct {
 	malformed int
 	unknown   int
 
-	// Set up by run: the table file, the stages (made at the first frame),
-	// the annotated video if asked for, and the next controller event due.
-	table        *calibration.Table
-	annotatePath string
-	pl           *pipeline.Pipeline
-	ann          *annotator
-	next         int
-	viewed       *calibration.Calibration // the calibration whose zones out of view were logged
+	out     *results
+	inspect *inspector      // monitor inspect: show what vision read
+	ev      *replayEvidence // --evidence
+	ann     *annotator      // the annotated video; nil for none
+	bar     *progress
 
-	out       *results
-	ev        *replayEvidence // --evidence
-	inspect   *inspector      // monitor inspect: show what vision read
+	// Set by run.
 	fps       float64
 	step      int // one frame in step is read
+	total     int // frames the video announces
 	frames    int
 	took      time.Duration
 	truncated string
@@ -159,250 +157,120 @@ func (r *replay) readEvents(path string) error {
 	return nil
 }
 
-// frame is a decoded frame travelling from the decoder to the pipeline:
-// its number, and the picture if it is to be read (vision.analysis_fps).
-type frame struct {
-	mat   gocv.Mat
-	index int
-	read  bool
-}
-
+// run replays the video at path through the frame loop, with r as its
+// sink.
 func (r *replay) run(ctx context.Context, path, annotatePath string) error {
 	start := time.Now()
 	defer func() { r.took = time.Since(start) }()
-	r.annotatePath = annotatePath
-	var err error
-	if r.table, err = calibration.Load(r.cfg.Table.Calibration); err != nil {
-		return err
-	}
-	vc, err := r.openVideo(path)
+	table, err := calibration.Load(r.cfg.Table.Calibration)
 	if err != nil {
 		return err
 	}
-	defer vc.Close()
-	total := int(vc.Get(gocv.VideoCaptureFrameCount))
-
-	// Decode on a goroutine of its own, into a pool of frames, so that
-	// decoding and reading cards overlap: most frames cost the pipeline
-	// little, a few (cards dealt) much, and the pool lets the decoder run
-	// ahead through those. A frame sent on full belongs to the pipeline
-	// until it is sent back on free.
-	pool := framePool(int(vc.Get(gocv.VideoCaptureFrameWidth)), int(vc.Get(gocv.VideoCaptureFrameHeight)))
-	free := make(chan gocv.Mat, pool)
-	full := make(chan frame, pool)
-	for range pool {
-		free <- gocv.NewMat()
+	src, err := r.openVideo(path)
+	if err != nil {
+		return err
 	}
-	defer func() {
-		close(free)
-		for mat := range free {
-			mat.Close()
-		}
-	}()
-	dctx, stop := context.WithCancel(ctx)
-	defer stop()
-	pick := newSampler(r.fps, r.cfg.Vision.AnalysisFPS)
-	r.step = pick.step
-	decoded := make(chan int, 1)
-	go decode(dctx, vc, pick, free, full, decoded)
-	// However the replay ends, the decoder stops and is waited for before
-	// its Mats are closed and the video with them: closing a VideoCapture
-	// in the middle of a Read aborts FFmpeg.
-	defer func() {
-		stop()
-		for f := range full {
-			if f.read {
-				free <- f.mat
-			}
-		}
-	}()
-
-	var bar *progress
-	if r.m.Terminal {
-		bar = newProgress(r.m.Stderr, "replay", "frames")
-	}
-	defer func() {
-		if r.pl != nil {
-			r.pl.Close()
-		}
-		if r.ann != nil {
+	defer src.Close()
+	pick := driver.NewSampler(r.fps, r.cfg.Vision.AnalysisFPS)
+	r.step, r.total = pick.Step(), src.Announced()
+	src.Start(ctx, pick.Take)
+	if annotatePath != "" {
+		r.ann = newAnnotator(annotatePath, r.fps/float64(r.step))
+		defer func() {
 			if err := r.ann.Close(); err != nil {
 				r.log.Error("annotated video", "err", err)
 			}
-		}
-	}()
-	for f := range full {
-		err := r.frame(ctx, f)
-		if f.read {
-			free <- f.mat
-		}
-		if err != nil {
-			return err
-		}
-		r.frames = f.index + 1
-		bar.Update(r.frames, max(total, r.frames))
+		}()
 	}
-	bar.Done()
-	n := <-decoded
-	if r.pl == nil {
+	if r.m.Terminal {
+		r.bar = newProgress(r.m.Stderr, "replay", "frames")
+	}
+	d := driver.New(driver.Config{Open: r.opener(table), AnalysisFPS: r.cfg.Vision.AnalysisFPS, Log: r.log}, r)
+	for _, e := range r.events {
+		d.Put(e)
+	}
+	switch err := d.Run(ctx, src); {
+	case errors.Is(err, driver.ErrNoFrame):
 		return fmt.Errorf("the video %s has no frame that could be read", path)
-	}
-	if err := r.emit(ctx, r.pl.Flush()); err != nil {
+	case err != nil:
 		return err
 	}
-	if total > 0 && n < total-1 {
-		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", r.frames, total)
+	r.bar.Done()
+	if n := src.Decoded(); r.total > 0 && n < r.total-1 {
+		r.truncated = fmt.Sprintf("the video ended at frame %d of the %d it announces (truncated or corrupt); every result up to there is kept", r.frames, r.total)
 	}
 	return nil
 }
 
 // openVideo opens the video and reads its frame rate into r.fps, which
-// must be one the replay can time. The caller closes the capture.
-func (r *replay) openVideo(path string) (*gocv.VideoCapture, error) {
-	vc, err := gocv.VideoCaptureFile(path)
+// must be one the replay can time. The caller closes the file.
+func (r *replay) openVideo(path string) (*capture.File, error) {
+	src, err := capture.OpenFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the video %s: %v", path, err)
+		return nil, err
 	}
-	if !vc.IsOpened() {
-		vc.Close()
-		return nil, fmt.Errorf("cannot open the video %s", path)
-	}
-	r.fps = vc.Get(gocv.VideoCaptureFPS)
-	if !(r.fps >= 1 && r.fps <= 240) {
-		vc.Close()
+	if r.fps = src.FPS(); !pipeline.ValidFPS(r.fps) {
+		src.Close()
 		return nil, fmt.Errorf("the video %s reports %v frames a second; cannot time it", path, r.fps)
 	}
-	return vc, nil
+	return src, nil
 }
 
-// decode reads the video into frames on full until it ends or ctx is
-// cancelled: a frame that pick takes is converted into a Mat from free,
-// the others are only grabbed. It closes full, then sends the number of
-// frames it decoded on decoded.
-func decode(ctx context.Context, vc *gocv.VideoCapture, pick *sampler, free chan gocv.Mat, full chan<- frame, decoded chan<- int) {
-	defer close(full)
-	n := 0
-	defer func() { decoded <- n }()
-	for {
-		f := frame{index: n}
-		if pick.take(n) {
-			select {
-			case <-ctx.Done():
-				return
-			case f.mat = <-free:
-			}
-			if !vc.Read(&f.mat) || f.mat.Empty() {
-				free <- f.mat
-				return
-			}
-			f.read = true
-		} else {
-			// Decoded but not converted: the pipeline does not read
-			// it, only its controller events are due.
-			vc.Grab(1)
-			if int(vc.Get(gocv.VideoCapturePosFrames)) <= n {
-				return
-			}
-		}
-		select {
-		case full <- f:
-			n++
-		case <-ctx.Done():
-			if f.read {
-				free <- f.mat
-			}
-			return
-		}
-	}
-}
-
-// frame applies the controller events due by a decoded frame, then runs
-// the frame through the pipeline if it is one to read. The first frame,
-// always read, creates the pipeline (it calibrates the camera). The frame
-// stays the caller's.
-func (r *replay) frame(ctx context.Context, f frame) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if r.pl == nil {
-		p, err := r.pipeline()
+// opener opens the stages with the configured rules, pay tables and
+// meter.
+func (r *replay) opener(table *calibration.Table) func(fps float64) (*pipeline.Pipeline, error) {
+	return func(fps float64) (*pipeline.Pipeline, error) {
+		pc, err := pipelineConfig(r.cfg, table, fps)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		r.pl = p
+		pc.Controlled = len(r.events) > 0
+		pc.WrapReader = r.m.wrapReader
+		return pipeline.New(pc)
 	}
-	t := float64(f.index) / r.fps
-	for ; r.next < len(r.events) && *r.events[r.next].T <= t+0.5/r.fps; r.next++ {
-		if err := r.emit(ctx, r.pl.Event(r.events[r.next], f.index)); err != nil {
-			return err
-		}
-	}
-	if !f.read {
-		return nil
-	}
-	if r.inspect != nil && f.index > r.inspect.to {
+}
+
+// Frame counts every frame, and ends an inspection past its last frame.
+func (r *replay) Frame(at driver.At, f driver.Frame) error {
+	if r.inspect != nil && !f.Grabbed && at.Index > r.inspect.to {
 		return errInspected
 	}
-	r.evidenceFrame(f.mat, f.index, t)
-	obs, res, err := r.pl.Frame(f.mat, f.index, t)
-	if err != nil {
-		if errors.Is(err, calibration.ErrCalibration) {
-			return fmt.Errorf("calibrating on the first frame: %w", err)
-		}
-		return err
-	}
-	if c := r.pl.Calibration(); c != r.viewed {
-		warnOutOfView(r.log, c)
-		r.viewed = c
-	}
-	if r.annotatePath != "" && r.ann == nil {
-		a, err := newAnnotator(r.annotatePath, r.fps/float64(r.step), r.pl.Calibration(), f.mat.Cols(), f.mat.Rows())
-		if err != nil {
-			return err
-		}
-		a.hands = r.pl.Snapshot
-		r.ann = a
-	}
-	if err := r.emit(ctx, res); err != nil {
-		return err
-	}
-	if r.inspect != nil && f.index >= r.inspect.from {
-		if err := r.inspect.frame(f.mat, f.index, t, obs, r.pl.Readings()); err != nil {
-			return err
-		}
-	}
-	if r.ann != nil {
-		return r.ann.Frame(f.mat, obs)
+	r.frames = at.Index + 1
+	r.bar.Update(r.frames, max(r.total, r.frames))
+	if !f.Grabbed {
+		r.evidenceFrame(f.Mat, at)
 	}
 	return nil
 }
 
-// framePool is how many decoded frames of w×h may wait for the pipeline:
-// some 100 MB of them, from 4 (4K) to 32.
-func framePool(w, h int) int {
-	const budget = 100 << 20
-	if w <= 0 || h <= 0 {
-		return 4
+// Unread stops the replay: a recorded video whose first frame cannot be
+// calibrated will not calibrate later.
+func (r *replay) Unread(at driver.At, f driver.Frame, err error) error {
+	if errors.Is(err, calibration.ErrCalibration) {
+		return fmt.Errorf("calibrating on the first frame: %w", err)
 	}
-	return min(32, max(4, budget/(w*h*3)))
+	return err
 }
 
-// pipeline opens the stages with the configured rules, pay tables and
-// meter.
-func (r *replay) pipeline() (*pipeline.Pipeline, error) {
-	pc, err := pipelineConfig(r.cfg, r.table, r.fps)
-	if err != nil {
-		return nil, err
+// Read shows what vision read, to inspect, and draws the frame into the
+// annotated video.
+func (r *replay) Read(at driver.At, f driver.Frame, seen vision.Frame) error {
+	if r.inspect != nil && at.Index >= r.inspect.from {
+		if err := r.inspect.frame(f.Mat, at, seen); err != nil {
+			return err
+		}
 	}
-	pc.Controlled = len(r.events) > 0
-	pc.WrapReader = r.m.wrapReader
-	return pipeline.New(pc)
+	if r.ann != nil {
+		return r.ann.Frame(f.Mat, seen, at.Pipeline)
+	}
+	return nil
 }
 
-// emit writes finished rounds' records and prints their alerts.
-func (r *replay) emit(ctx context.Context, results []pipeline.Result) error {
+// Results writes finished rounds' records and prints their alerts. The
+// annotated video shows alerts once the camera is calibrated.
+func (r *replay) Results(ctx context.Context, at driver.At, results []pipeline.Result) error {
 	for _, res := range results {
-		r.saveEvidence(res)
+		r.saveEvidence(at, res)
 		if err := r.out.write(ctx, res); err != nil {
 			return err
 		}
@@ -410,7 +278,7 @@ func (r *replay) emit(ctx context.Context, results []pipeline.Result) error {
 			if !r.quiet {
 				fmt.Fprintf(r.m.Stdout, "ALERT %s [%s] round %s seat %d %s at %s: %s\n", a.Kind, a.Severity, a.Round, a.Seat, a.Bet, clock(a.Time), a.Detail)
 			}
-			if r.ann != nil {
+			if r.ann != nil && at.Pipeline.Calibration() != nil {
 				r.ann.Alert(a)
 			}
 		}

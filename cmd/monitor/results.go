@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,25 +40,19 @@ type outcomeRecord struct {
 }
 
 // write writes one round's records. An error means a record could not be
-// stored (the results file, or the outbox): the caller stops, because
-// going on would lose results.
+// stored (the results file, or the outbox); the records after it are
+// still written, and the caller logs the error with the round's records.
 func (w *results) write(ctx context.Context, res pipeline.Result) error {
 	w.rounds++
-	if err := w.record(ctx, alerts.RecordRound, res.Round.ID, res.Round); err != nil {
-		return err
-	}
+	err := w.record(ctx, alerts.RecordRound, res.Round.ID, res.Round)
 	for _, o := range res.Outcomes {
-		if err := w.record(ctx, alerts.RecordOutcome, res.Round.ID, outcomeRecord{res.Round.ID, o}); err != nil {
-			return err
-		}
+		err = errors.Join(err, w.record(ctx, alerts.RecordOutcome, res.Round.ID, outcomeRecord{res.Round.ID, o}))
 	}
 	for _, a := range res.Alerts {
 		w.alerts++
-		if err := w.record(ctx, alerts.RecordAlert, res.Round.ID, a); err != nil {
-			return err
-		}
+		err = errors.Join(err, w.record(ctx, alerts.RecordAlert, res.Round.ID, a))
 	}
-	return nil
+	return err
 }
 
 func (w *results) record(ctx context.Context, typ, round string, v any) error {
@@ -67,17 +62,20 @@ func (w *results) record(ctx context.Context, typ, round string, v any) error {
 		w.log.Error("result record skipped", "type", typ, "round", round, "err", err)
 		return nil
 	}
+	// A file that fails does not keep the record from the broker, nor the
+	// other way round.
+	var ferr, perr error
 	if w.jsonl != nil {
 		if _, err := w.jsonl.Write(append(b, '\n')); err != nil {
-			return fmt.Errorf("writing results: %w", err)
+			ferr = fmt.Errorf("writing results: %w", err)
 		}
 	}
 	if w.pub != nil {
 		// The record types are the publisher's kinds: round, outcome
 		// and alert.
 		if err := w.pub.Publish(ctx, typ, b); err != nil {
-			return fmt.Errorf("queueing a %s record for the broker: %w", typ, err)
+			perr = fmt.Errorf("queueing a %s record for the broker: %w", typ, err)
 		}
 	}
-	return nil
+	return errors.Join(ferr, perr)
 }

@@ -9,6 +9,7 @@
 //	s := mqtttest.Subscribe(t, b.URL(), "watcher", "bjmonitor/#", false)
 //	m := s.Next(t, 5*time.Second)
 //	b.Stop() // a broker outage; Start again to bring it back
+//	b.Kill() // a crash: SIGKILL, nothing saved
 package mqtttest
 
 import (
@@ -139,6 +140,18 @@ func (b *Mosquitto) Stop() {
 	b.cmd = nil
 }
 
+// Kill ends Mosquitto with SIGKILL, as a crash or a power cut would: it
+// saves nothing, and its clients see their connections drop. Start brings
+// it back on the same port.
+func (b *Mosquitto) Kill() {
+	if b.cmd == nil {
+		return
+	}
+	b.cmd.Process.Kill()
+	b.cmd.Wait()
+	b.cmd = nil
+}
+
 // Message is one message a Subscriber received.
 type Message struct {
 	Topic    string
@@ -154,16 +167,26 @@ type Subscriber struct {
 
 // Subscribe connects a subscriber to url under client id and subscribes to
 // filter at QoS 1. With a persistent session (clean false) the broker
-// queues messages for it while it is away; it reconnects by itself.
+// queues messages for it while it is away; it reconnects by itself, and
+// subscribes again on every reconnection, for a broker restarted without
+// persistence.
 func Subscribe(tb testing.TB, url, id, filter string, clean bool) *Subscriber {
 	tb.Helper()
 	s := &Subscriber{msgs: make(chan Message, 10000)}
 	handler := func(_ mqtt.Client, m mqtt.Message) {
 		s.msgs <- Message{Topic: m.Topic(), Payload: string(m.Payload()), Retained: m.Retained()}
 	}
+	connects := 0
 	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).
 		SetCleanSession(clean).
 		SetDefaultPublishHandler(handler). // also gets messages queued while away
+		SetOnConnectHandler(func(c mqtt.Client) {
+			// The first subscription is made below, where its error fails
+			// the test; later ones are remade here.
+			if connects++; connects > 1 {
+				c.Subscribe(filter, 1, handler)
+			}
+		}).
 		SetAutoReconnect(true).
 		SetConnectRetry(true).
 		SetMaxReconnectInterval(200 * time.Millisecond).

@@ -176,8 +176,9 @@ func (a *Art) Size() image.Point { return image.Pt(a.opt.Width, a.opt.Height) }
 // ErrClosed is returned by an Art after Close.
 var ErrClosed = errors.New("cardart: Art is closed")
 
-// Face returns card c of the named deck as a BGRA Mat of Size(), transparent
-// outside the card's outline. The first call for a deck renders the whole
+// Face returns card c of the named deck (a kept gnome deck, or a
+// procedural deck named with ProceduralPrefix) as a BGRA Mat of Size(),
+// transparent outside the card's outline. The first call for a deck renders the whole
 // deck into the cache (about a second); later calls read PNGs or memory.
 // The Art owns the returned Mat: do not Close or modify it, and do not use
 // it after the Art is closed.
@@ -190,8 +191,11 @@ func (a *Art) Face(deck string, c cards.Card) (gocv.Mat, error) {
 		return gocv.Mat{}, err
 	}
 	render := a.ensureRendered
-	if a.acceptance {
+	switch {
+	case a.acceptance:
 		render = a.ensureAcceptanceRendered
+	case strings.HasPrefix(deck, ProceduralPrefix):
+		render = a.ensureProceduralRendered
 	}
 	dc.once.Do(func() { dc.dir, dc.err = render(deck) })
 	if dc.err != nil {
@@ -242,7 +246,7 @@ func (a *Art) deck(name string) (*deckCache, error) {
 	if why, ok := excluded[name]; ok {
 		return nil, fmt.Errorf("cardart: deck %q is excluded: %s", name, why)
 	}
-	usable := false
+	_, usable := proceduralSeed(name)
 	for _, k := range kept {
 		usable = usable || k == name
 	}

@@ -62,17 +62,9 @@ type Classifier struct {
 // OpenCV reads the model: OpenCV aborts the whole process on a damaged
 // file, where a checksum mismatch is an ordinary error.
 func Open(modelPath string) (*Classifier, error) {
-	metaPath := strings.TrimSuffix(modelPath, filepath.Ext(modelPath)) + ".json"
-	mb, err := os.ReadFile(metaPath)
+	meta, err := ReadMetadata(modelPath)
 	if err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
-	meta, err := ParseMetadata(mb)
-	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, metaPath)
-	}
-	if filepath.Base(modelPath) != meta.Model {
-		return nil, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(modelPath))
+		return nil, err
 	}
 	model, err := os.ReadFile(modelPath)
 	if err != nil {
@@ -100,6 +92,25 @@ func Open(modelPath string) (*Classifier, error) {
 		c.class = append(c.class, r)
 	}
 	return c, nil
+}
+
+// ReadMetadata reads and checks the metadata of the ONNX model at
+// modelPath, the JSON file of the same name next to it, without loading
+// the model.
+func ReadMetadata(modelPath string) (Metadata, error) {
+	metaPath := strings.TrimSuffix(modelPath, filepath.Ext(modelPath)) + ".json"
+	mb, err := os.ReadFile(metaPath)
+	if err != nil {
+		return Metadata{}, fmt.Errorf("classify: %w", err)
+	}
+	meta, err := ParseMetadata(mb)
+	if err != nil {
+		return Metadata{}, fmt.Errorf("%w (in %s)", err, metaPath)
+	}
+	if filepath.Base(modelPath) != meta.Model {
+		return Metadata{}, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(modelPath))
+	}
+	return meta, nil
 }
 
 // Metadata returns the model's metadata.

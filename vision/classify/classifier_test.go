@@ -342,3 +342,35 @@ func BenchmarkClassify(b *testing.B) {
 		})
 	}
 }
+
+func TestReadMetadata(t *testing.T) {
+	dir := t.TempDir()
+	meta, err := os.ReadFile(filepath.Join("..", "..", "models", "cardindex", "cardindex.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Metadata that names another model file than the one beside it.
+	if err := os.WriteFile(filepath.Join(dir, "renamed.json"), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path string
+		ok         bool
+	}{
+		{"bundled model", modelPath, true},
+		{"no metadata", filepath.Join(dir, "other.onnx"), false},
+		{"metadata of another model", filepath.Join(dir, "renamed.onnx"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ReadMetadata(tc.path)
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("ReadMetadata(%s) = %v, want no error", tc.path, err)
+			case tc.ok && m.Model != filepath.Base(tc.path):
+				t.Errorf("ReadMetadata(%s).Model = %q, want %q", tc.path, m.Model, filepath.Base(tc.path))
+			case !tc.ok && err == nil:
+				t.Errorf("ReadMetadata(%s) = nil error, want one", tc.path)
+			}
+		})
+	}
+}

@@ -236,11 +236,11 @@ func (g *generator) drawStyles(seed uint64) error {
 	if err != nil {
 		return err
 	}
-	train := func(f string) bool { return !valFamily(f) }
+	train := func(f string) bool { return !cardface.HeldOutFamily(f) }
 	if g.trainStyles, g.trainFonts, err = styles(fonts, train, nTrainStyles, seed); err != nil {
 		return fmt.Errorf("training designs: %w", err)
 	}
-	if g.valStyles, g.valFonts, err = styles(fonts, valFamily, nValStyles, seed+1); err != nil {
+	if g.valStyles, g.valFonts, err = styles(fonts, cardface.HeldOutFamily, nValStyles, seed+1); err != nil {
 		return fmt.Errorf("validation designs: %w", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 
@@ -21,15 +20,6 @@ import (
 
 // procDeck names the procedural designs in meta.json's val_decks.
 const procDeck = "procedural"
-
-// valFamily reports whether a font family is held out for validation:
-// about one family in five, chosen by a hash of its name, so the split
-// does not depend on which font packages are installed.
-func valFamily(family string) bool {
-	h := fnv.New32a()
-	h.Write([]byte(family))
-	return h.Sum32()%5 == 0
-}
 
 // styles draws n designs from the fonts for which keep is true.
 func styles(fonts []*cardface.Font, keep func(string) bool, n int, seed uint64) ([]cardface.Style, []string, error) {

@@ -58,7 +58,7 @@ func run(args []string) error {
 	fs.Float64Var(&cam.HeightMM, "camera-height", cam.HeightMM, "camera height above the felt, mm")
 	fs.Float64Var(&cam.YawDeg, "yaw", cam.YawDeg, "camera turn about its axis, degrees")
 	fs.IntVar(&view.Layout.Seats, "seats", view.Layout.Seats, "seats at the table (1-9)")
-	fs.StringVar(&view.Deck, "deck", view.Deck, "card design: a gnome-cards-data deck, or kde:<name> for a KDE acceptance deck (acceptance tests only; see testvideos/cardart/README.md)")
+	fs.StringVar(&view.Deck, "deck", view.Deck, "card design: a gnome-cards-data deck, proc:<seed> for a procedural design in a font held out of training, or kde:<name> for a KDE acceptance deck (acceptance tests only; see testvideos/cardart/README.md)")
 	fs.Float64Var(&view.NoiseSigma, "noise", view.NoiseSigma, "sensor noise, grey levels")
 	fs.Float64Var(&view.LightUnevenness, "uneven-light", view.LightUnevenness, "unevenness of the light, 0-1")
 	felt := fs.String("felt", "green", "green or blue")

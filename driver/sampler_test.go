@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"slices"
@@ -21,10 +21,10 @@ func TestSampler(t *testing.T) {
 		{"a count that restarts", 25, 12.5, []int{0, 1, 2, 3, 4, 0, 1, 2}, []int{0, 2, 4, 0, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSampler(tc.fps, tc.target)
+			s := NewSampler(tc.fps, tc.target)
 			var got []int
 			for _, i := range tc.frames {
-				if s.take(i) {
+				if s.Take(i) {
 					got = append(got, i)
 				}
 			}

@@ -1,0 +1,116 @@
+package cardart
+
+import (
+	"fmt"
+	"image"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardface"
+
+	"gocv.io/x/gocv"
+)
+
+// ProceduralPrefix names procedural decks: "proc:7" is the deck that
+// cardface draws from seed 7, in a font of a family held out of training
+// (cardface.HeldOutFamily). Any seed is a deck no model saw, so clips of
+// them measure recognition on unseen designs without spending the KDE
+// acceptance decks. They need the font packages of scripts/setup-training.
+const ProceduralPrefix = "proc:"
+
+// procSeedSalt keeps the designs of procedural decks apart from those
+// gendata draws from the same small seeds.
+const procSeedSalt = 0xdec5
+
+var heldOutFonts = sync.OnceValues(func() ([]*cardface.Font, error) {
+	all, err := cardface.LoadFonts(cardface.DefaultFontDirs...)
+	if err != nil {
+		return nil, err
+	}
+	var out []*cardface.Font
+	for _, f := range all {
+		if cardface.HeldOutFamily(f.Family()) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no font of a held-out family installed (run scripts/setup-training)")
+	}
+	return out, nil
+})
+
+// proceduralSeed returns the seed of a procedural deck's name.
+func proceduralSeed(name string) (uint64, bool) {
+	s, ok := strings.CutPrefix(name, ProceduralPrefix)
+	if !ok {
+		return 0, false
+	}
+	seed, err := strconv.ParseUint(s, 10, 64)
+	return seed, err == nil
+}
+
+// ProceduralStyle returns the design of a procedural deck.
+func ProceduralStyle(name string) (cardface.Style, error) {
+	seed, ok := proceduralSeed(name)
+	if !ok {
+		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>)", name, ProceduralPrefix)
+	}
+	fonts, err := heldOutFonts()
+	if err != nil {
+		return cardface.Style{}, fmt.Errorf("cardart: %w", err)
+	}
+	return cardface.NewStyle(rand.New(rand.NewPCG(seed, procSeedSalt)), fonts)
+}
+
+// ensureProceduralRendered is ensureRendered for a procedural deck.
+func (a *Art) ensureProceduralRendered(deck string) (string, error) {
+	final := a.cacheDir(strings.Replace(deck, ":", "-", 1))
+	if complete(final) {
+		return final, nil
+	}
+	st, err := ProceduralStyle(deck)
+	if err != nil {
+		return "", err
+	}
+	return renderInto(final, deck, func(tmp string) error { return a.drawDeck(st, tmp) })
+}
+
+// drawDeck draws the 52 faces of style st into dir as PNGs.
+func (a *Art) drawDeck(st cardface.Style, dir string) error {
+	for _, c := range cards.Deck() {
+		img, err := cardface.Draw(st, c, a.opt.Width, a.opt.Height)
+		if err != nil {
+			return fmt.Errorf("card %v: %w", c, err)
+		}
+		if err := writeNRGBA(filepath.Join(dir, c.String()+".png"), img); err != nil {
+			return fmt.Errorf("card %v: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// writeNRGBA writes img as a BGRA PNG.
+func writeNRGBA(path string, img *image.NRGBA) error {
+	b := img.Bounds()
+	m := gocv.NewMatWithSize(b.Dy(), b.Dx(), gocv.MatTypeCV8UC4)
+	defer m.Close()
+	d, err := m.DataPtrUint8()
+	if err != nil {
+		return err
+	}
+	for y := 0; y < b.Dy(); y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*b.Dx()]
+		out := d[y*4*b.Dx():]
+		for i := 0; i < len(row); i += 4 {
+			out[i], out[i+1], out[i+2], out[i+3] = row[i+2], row[i+1], row[i], row[i+3]
+		}
+	}
+	if !gocv.IMWrite(path, m) {
+		return fmt.Errorf("cannot write PNG %s", path)
+	}
+	return nil
+}

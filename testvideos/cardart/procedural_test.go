@@ -1,0 +1,63 @@
+package cardart
+
+import (
+	"image"
+	"testing"
+
+	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardface"
+
+	"gocv.io/x/gocv"
+)
+
+func TestProceduralDeck(t *testing.T) {
+	if _, err := heldOutFonts(); err != nil {
+		t.Skipf("procedural decks need the fonts of scripts/setup-training: %v", err)
+	}
+	a := newArt(t, 90, 126)
+	st, err := ProceduralStyle("proc:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var font *cardface.Font
+	fonts, _ := cardface.LoadFonts(cardface.DefaultFontDirs...)
+	for _, f := range fonts {
+		if f.Name == st.FontName() {
+			font = f
+		}
+	}
+	if font == nil || !cardface.HeldOutFamily(font.Family()) {
+		t.Errorf("proc:3 prints in %q, not a font of a family held out of training", st.FontName())
+	}
+
+	face := func(deck, card string) gocv.Mat {
+		t.Helper()
+		m, err := a.Face(deck, cards.MustParse(card))
+		if err != nil {
+			t.Fatalf("Face(%s, %s): %v", deck, card, err)
+		}
+		return m
+	}
+	for _, tt := range []struct {
+		card string
+		red  bool
+	}{{"7H", true}, {"7S", false}} {
+		m := face("proc:3", tt.card)
+		s := faceStats(m, image.Rect(0, 0, m.Cols(), m.Rows()))
+		if s.opaque < 0.9 || s.light < 0.5 || (s.redInk > s.darkInk) != tt.red {
+			t.Errorf("proc:3 %s: %+v, want an opaque light card with red ink %v", tt.card, s, tt.red)
+		}
+	}
+	if diff := gocv.Norm(face("proc:3", "7S"), gocv.NormL1) - gocv.Norm(face("proc:4", "7S"), gocv.NormL1); diff == 0 {
+		t.Error("proc:3 and proc:4 draw the same 7S; want two designs")
+	}
+	again, err := ProceduralStyle("proc:3")
+	if err != nil || again.FontName() != st.FontName() || again.Extent != st.Extent {
+		t.Errorf("proc:3 drawn twice differs: %v %v / %v %v (err %v)", st.FontName(), st.Extent, again.FontName(), again.Extent, err)
+	}
+	for _, bad := range []string{"proc:", "proc:x", "proc:-1"} {
+		if _, err := a.Face(bad, cards.MustParse("AS")); err == nil {
+			t.Errorf("Face(%q) = nil error, want an unknown deck", bad)
+		}
+	}
+}
