@@ -222,7 +222,7 @@ func (br *browser) newPage(cond string) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ectx, cancel := context.WithTimeout(br.ctx, 5*time.Second)
-		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](`window.beforeSubmit === undefined && (` + cond + `)`))
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](`window.beforeSubmit === undefined && (`+cond+`)`))
 		cancel()
 		if err == nil && ok {
 			return
