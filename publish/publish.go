@@ -26,7 +26,9 @@ const (
 	KindAlert   = "alert"
 	KindStats   = "stats"
 	// KindEvidence carries an alert's snapshot or clip (package
-	// evidence/ship), durable like the alert it proves.
+	// evidence/ship). It goes by PublishDirect, never through the outbox:
+	// the files are on disk already, and a file of megabytes must not
+	// hold up, or crowd out of a full disk, the alerts queued behind it.
 	KindEvidence = "evidence"
 
 	// KindController is the table controller's event stream, which the
@@ -312,7 +314,7 @@ func (p *Publisher) topic(kind string) string {
 
 func validKind(k string) bool {
 	switch k {
-	case KindRound, KindOutcome, KindAlert, KindStats, KindEvidence:
+	case KindRound, KindOutcome, KindAlert, KindStats:
 		return true
 	}
 	return false
@@ -337,7 +339,7 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 		return err
 	}
 	if !validKind(kind) {
-		return fmt.Errorf("publish: unknown kind %q (want round, outcome, alert, stats or evidence)", kind)
+		return fmt.Errorf("publish: unknown kind %q (want round, outcome, alert or stats)", kind)
 	}
 	if kind == KindStats {
 		p.publishStats(payload)
@@ -348,6 +350,29 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 	}
 	p.poke()
 	return nil
+}
+
+// PublishDirect sends payload on <prefix>/<table>/<kind> at QoS 1, outside
+// the outbox, and waits for the broker's acknowledgement: an error means
+// the broker does not have it (not connected, no acknowledgement within
+// timeout), and the caller may try again. For evidence files, which stay
+// on disk meanwhile.
+func (p *Publisher) PublishDirect(ctx context.Context, kind string, payload []byte, timeout time.Duration) error {
+	if kind != KindEvidence {
+		return fmt.Errorf("publish: %q goes through the outbox (Publish), not PublishDirect", kind)
+	}
+	if !p.client.IsConnectionOpen() {
+		return errors.New("publish: not connected to the broker")
+	}
+	tok := p.client.Publish(p.topic(kind), 1, false, payload)
+	select {
+	case <-tok.Done():
+		return tok.Error()
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(timeout):
+		return fmt.Errorf("publish: no acknowledgement within %v", timeout)
+	}
 }
 
 // OutboxDepth is the number of messages not yet acknowledged by the broker.

@@ -3,15 +3,17 @@
 // consoles over MQTT, on <prefix>/<table>/evidence.
 //
 // A message is one file: a JSON header line (Header: which alert, which
-// file, its content type), a newline, then the file's bytes. The files go
-// through the monitor's publisher, so they wait in its on-disk outbox
-// while the broker is away, like the alerts they prove.
+// file, its content type), a newline, then the file's bytes. The files do
+// not go through the monitor's outbox (they are on disk already, and a
+// file of megabytes must not hold up the alerts queued behind it): the
+// Shipper keeps each path until the broker has acknowledged the file.
 //
 // A snapshot exists when the alert is raised; a clip appears a few seconds
 // later. Send queues both paths, and the Shipper publishes each file once
-// it is there: Run looks every half second (live), Flush once (the end of
-// a replay, when every clip is written). A file that does not appear
-// within Wait is given up, logged and counted.
+// it is there and the broker takes it: Run tries every half second (live),
+// Flush once (the end of a replay, when every clip is written). A file not
+// sent within Wait (the file never appeared, or the broker was away all
+// that time) is given up, logged and counted; it stays on the box's disk.
 //
 //	sh := ship.New(publisher, logger)
 //	go sh.Run(ctx)                      // ends with ctx
@@ -84,10 +86,10 @@ func Decode(payload []byte) (Header, []byte, error) {
 	return h, data, nil
 }
 
-// Publisher queues a message for <prefix>/<table>/<kind>; the monitor's
-// publish.Publisher is one.
+// Publisher sends a message on <prefix>/<table>/<kind> and returns once
+// the broker has it, or an error; the monitor's publish.Publisher is one.
 type Publisher interface {
-	Publish(ctx context.Context, kind string, payload []byte) error
+	PublishDirect(ctx context.Context, kind string, payload []byte, timeout time.Duration) error
 }
 
 // Shipper publishes evidence files once they exist. It is safe for
@@ -95,8 +97,8 @@ type Publisher interface {
 type Shipper struct {
 	pub Publisher
 	log *slog.Logger
-	// Wait is how long a file may take to appear before it is given up;
-	// New sets 60 s.
+	// Wait is how long a file may take to appear and be sent before it is
+	// given up; New sets 10 minutes.
 	Wait time.Duration
 
 	mu      sync.Mutex
@@ -116,7 +118,7 @@ func New(pub Publisher, log *slog.Logger) *Shipper {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Shipper{pub: pub, log: log, Wait: time.Minute}
+	return &Shipper{pub: pub, log: log, Wait: 10 * time.Minute}
 }
 
 // Send queues an alert's evidence files; an empty path is skipped.
@@ -167,11 +169,12 @@ func (s *Shipper) pass(ctx context.Context, last bool) {
 	var keep []item
 	for _, it := range todo {
 		err := s.ship(ctx, it)
+		var retry *retryError
 		switch {
 		case err == nil:
 			s.sent.Add(1)
-		case errors.Is(err, os.ErrNotExist) && !last && time.Since(it.since) < s.Wait && ctx.Err() == nil:
-			keep = append(keep, it) // the clip is still being written
+		case (errors.Is(err, os.ErrNotExist) || errors.As(err, &retry)) && !last && time.Since(it.since) < s.Wait && ctx.Err() == nil:
+			keep = append(keep, it) // the clip is still being written, or the broker away
 		default:
 			s.failed.Add(1)
 			s.log.Warn("evidence not sent to the consoles", "alert", it.h.Alert, "file", it.path, "err", err)
@@ -198,5 +201,14 @@ func (s *Shipper) ship(ctx context.Context, it item) error {
 	if err != nil {
 		return err
 	}
-	return s.pub.Publish(ctx, Kind, payload)
+	if err := s.pub.PublishDirect(ctx, Kind, payload, 30*time.Second); err != nil {
+		return &retryError{err}
+	}
+	return nil
 }
+
+// retryError is a file the broker did not take; it is tried again.
+type retryError struct{ err error }
+
+func (e *retryError) Error() string { return "sending: " + e.err.Error() }
+func (e *retryError) Unwrap() error { return e.err }

@@ -19,7 +19,7 @@ type fakePublisher struct {
 
 var _ Publisher = (*fakePublisher)(nil)
 
-func (f *fakePublisher) Publish(_ context.Context, kind string, payload []byte) error {
+func (f *fakePublisher) PublishDirect(_ context.Context, kind string, payload []byte, _ time.Duration) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if kind != Kind {
@@ -105,12 +105,24 @@ func TestShipper(t *testing.T) {
 	if s.Pending() != 0 || s.Failed() != 2 {
 		t.Errorf("after giving up: %d pending, %d failed; want 0 and 2", s.Pending(), s.Failed())
 	}
-	// A publisher that refuses (a full disk) fails the file, logged.
-	pub.fail = errors.New("disk full")
+	// A broker away: the file is kept and sent once it is back, or given
+	// up at the last pass.
+	pub.fail = errors.New("not connected")
 	s.Send("d", snap, "")
+	s.pass(context.Background(), false)
+	if s.Pending() != 1 || s.Failed() != 2 {
+		t.Errorf("with the broker away: %d pending, %d failed; want the file kept", s.Pending(), s.Failed())
+	}
+	pub.fail = nil
+	s.pass(context.Background(), false)
+	if s.Pending() != 0 || s.Sent() != 3 {
+		t.Errorf("with the broker back: %d pending, %d sent; want it sent", s.Pending(), s.Sent())
+	}
+	pub.fail = errors.New("not connected")
+	s.Send("e", snap, "")
 	s.Flush(context.Background())
-	if s.Failed() != 3 {
-		t.Errorf("Failed() = %d after a refused publish, want 3", s.Failed())
+	if s.Pending() != 0 || s.Failed() != 3 {
+		t.Errorf("Flush with the broker away: %d pending, %d failed; want it given up", s.Pending(), s.Failed())
 	}
 }
 
