@@ -27,6 +27,11 @@ const (
 	KindOutcome = "outcome"
 	KindAlert   = "alert"
 	KindStats   = "stats"
+	// KindEvidence carries an alert's snapshot or clip (package
+	// evidence/ship). It goes by PublishDirect, never through the outbox:
+	// the files are on disk already, and a file of megabytes must not
+	// hold up, or crowd out of a full disk, the alerts queued behind it.
+	KindEvidence = "evidence"
 
 	// KindController is the table controller's event stream, which the
 	// monitor receives (see Config.Handlers) rather than publishes.
@@ -347,6 +352,29 @@ func (p *Publisher) Publish(ctx context.Context, kind string, payload []byte) er
 	}
 	p.poke()
 	return nil
+}
+
+// PublishDirect sends payload on <prefix>/<table>/<kind> at QoS 1, outside
+// the outbox, and waits for the broker's acknowledgement: an error means
+// the broker does not have it (not connected, no acknowledgement within
+// timeout), and the caller may try again. For evidence files, which stay
+// on disk meanwhile.
+func (p *Publisher) PublishDirect(ctx context.Context, kind string, payload []byte, timeout time.Duration) error {
+	if kind != KindEvidence {
+		return fmt.Errorf("publish: %q goes through the outbox (Publish), not PublishDirect", kind)
+	}
+	if !p.client.IsConnectionOpen() {
+		return errors.New("publish: not connected to the broker")
+	}
+	tok := p.client.Publish(p.topic(kind), 1, false, payload)
+	select {
+	case <-tok.Done():
+		return tok.Error()
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(timeout):
+		return fmt.Errorf("publish: no acknowledgement within %v", timeout)
+	}
 }
 
 // OutboxDepth is the number of messages not yet acknowledged by the broker.

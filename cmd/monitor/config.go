@@ -41,6 +41,7 @@ type Config struct {
 	Evidence EvidenceConfig `mapstructure:"evidence"`
 	Metrics  MetricsConfig  `mapstructure:"metrics"`
 	Log      LogConfig      `mapstructure:"log"`
+	Console  ConsoleConfig  `mapstructure:"console"`
 }
 
 // LiveConfig is where the live monitor takes its frames from.
@@ -234,6 +235,7 @@ func DefaultConfig() Config {
 		Evidence: EvidenceConfig{Dir: "state/evidence", MaxAge: 30 * 24 * time.Hour, MaxBytes: 2 << 30},
 		Metrics:  MetricsConfig{Addr: "127.0.0.1:9108"},
 		Log:      LogConfig{Level: "info", Format: "text"},
+		Console:  ConsoleConfig{Listen: "127.0.0.1:8080", Database: "console.db", Tables: []string{}, SessionTTL: 8 * time.Hour},
 	}
 }
 
@@ -326,6 +328,9 @@ func (c Config) Validate() error {
 		return &ConfigError{"side_bets.blazing7s.meter.contribution", m.Contribution, "want a share of the $1 wager, from 0 up to 1"}
 	}
 	if err := c.validateLive(); err != nil {
+		return err
+	}
+	if err := c.validateConsole(); err != nil {
 		return err
 	}
 	if err := c.PayTables().Validate(); err != nil {
@@ -516,7 +521,7 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 		return Config{}, &ConfigError{"config", path, err.Error()}
 	}
 	// Files that belong with the configuration are found beside it.
-	for _, f := range []*string{&c.Table.Calibration, &c.Vision.Deck, &c.MQTT.CAFile, &c.MQTT.CertFile, &c.MQTT.KeyFile} {
+	for _, f := range []*string{&c.Table.Calibration, &c.Vision.Deck, &c.MQTT.CAFile, &c.MQTT.CertFile, &c.MQTT.KeyFile, &c.Console.TLSCert, &c.Console.TLSKey} {
 		if *f != "" && !filepath.IsAbs(*f) && path != "" {
 			*f = filepath.Join(filepath.Dir(path), *f)
 		}

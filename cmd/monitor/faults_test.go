@@ -407,7 +407,9 @@ func TestLiveFullDisk(t *testing.T) {
 	})
 	b.Stop()
 	m = waitMetric(t, metricsURL, 20*time.Second, "two rounds' records waiting in memory", func(m map[string]float64) bool {
-		return m["bjmonitor_rounds_total"] == 5 && m["bjmonitor_outbox_depth"] > 0 &&
+		// Judged without cards (the camera is away), a round has no round
+		// record: its one alert is what waits.
+		return m["bjmonitor_outbox_depth"] >= 2 &&
 			m[`bjmonitor_unwritten_records{file="outbox"}`] == m["bjmonitor_outbox_depth"]
 	})
 	if a := sum(m, "bjmonitor_alerts_total"); a != 3 {

@@ -19,6 +19,7 @@ import (
 	"bjmonitor/controller"
 	"bjmonitor/driver"
 	"bjmonitor/evidence"
+	"bjmonitor/evidence/ship"
 	"bjmonitor/pipeline"
 	"bjmonitor/publish"
 	"bjmonitor/sdnotify"
@@ -87,6 +88,7 @@ type live struct {
 	met      *metrics
 	pub      *publish.Publisher
 	ev       *evidence.Recorder
+	ship     *ship.Shipper // sends ev's files to the consoles
 	out      *results
 	stats    *liveStats
 	drv      *driver.Driver // holds the controller's events until their time
@@ -210,6 +212,7 @@ func (l *live) run(ctx context.Context) error {
 	l.out = newResults(cfg.Table.ID, jsonl, l.pub, l.log)
 
 	if cfg.Evidence.Dir != "" {
+		defer l.runShipper(ctx)() // stops after the recorder, to send its last clips
 		l.ev, err = evidence.New(ctx, evidence.Config{Dir: cfg.Evidence.Dir, MaxAge: cfg.Evidence.MaxAge, MaxBytes: cfg.Evidence.MaxBytes, Logger: l.log})
 		if err != nil {
 			return userField(err)
@@ -361,6 +364,7 @@ func (l *live) Results(ctx context.Context, now driver.At, results []pipeline.Re
 				continue
 			}
 			res.Alerts[i].Snapshot, res.Alerts[i].Clip = p.Snapshot, p.Clip
+			l.ship.Send(a.ID, p.Snapshot, p.Clip)
 		}
 		if err := l.out.write(ctx, res); err != nil {
 			b, _ := json.Marshal(res)

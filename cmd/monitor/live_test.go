@@ -222,10 +222,12 @@ func TestLiveMatchesReplay(t *testing.T) {
 	done := runAsync(ctx, &stdout, &stderr, "live", "--config", abs(t, sample(table, "yaml")), "--out", out)
 
 	alerts := map[string]map[string]any{}
-	var rounds, stats int
+	var rounds, stats, evidence int
 	available := []string{}
 	timeout := time.After(5 * time.Minute)
-	for rounds < 2 || len(alerts) < 10 {
+	// Each alert's snapshot and clip follow it on the evidence topic (a
+	// clip once written, seconds later).
+	for rounds < 2 || len(alerts) < 10 || evidence < 2*len(alerts) {
 		select {
 		case m := <-watch.C():
 			switch kind := m.Topic[strings.LastIndexByte(m.Topic, '/')+1:]; kind {
@@ -241,11 +243,13 @@ func TestLiveMatchesReplay(t *testing.T) {
 				stats++
 			case "available":
 				available = append(available, m.Payload)
+			case "evidence":
+				evidence++
 			}
 		case err := <-done:
 			t.Fatalf("the monitor stopped: %v\n%s", err, stderr.String())
 		case <-timeout:
-			t.Fatalf("after 5 min: %d rounds, %d alerts\n%s", rounds, len(alerts), stderr.String())
+			t.Fatalf("after 5 min: %d rounds, %d alerts, %d evidence files\n%s", rounds, len(alerts), evidence, stderr.String())
 		}
 	}
 	// Alerts are counted as the broker acknowledges them, which may come
@@ -290,8 +294,8 @@ func TestLiveMatchesReplay(t *testing.T) {
 	if stats == 0 {
 		t.Error("no stats message")
 	}
-	t.Logf("tried: the sample over MQTT with 5 bad controller messages; survived: %d alerts with evidence, %d rounds, results equal to the replay's, availability %v, %d stats messages, %v frames",
-		len(alerts), rounds, available, stats, met["bjmonitor_frames_total"])
+	t.Logf("tried: the sample over MQTT with 5 bad controller messages; survived: %d alerts with evidence (%d files on the evidence topic), %d rounds, results equal to the replay's, availability %v, %d stats messages, %v frames",
+		len(alerts), evidence, rounds, available, stats, met["bjmonitor_frames_total"])
 }
 
 // TestReplayPublishSurvivesBrokerOutage publishes a replay's results while

@@ -10,6 +10,7 @@
 //	monitor replay VIDEO --events LOG --config FILE --out results.jsonl   replay a recorded table
 //	monitor inspect VIDEO --frames FROM:TO --config FILE   show what vision read in those frames
 //	monitor live --config FILE   watch a table: camera in, results and alerts out over MQTT
+//	monitor console --config FILE   the surveillance room's web console: every table's alerts
 //	monitor version [--config FILE]   print the version, the commit and the card models
 //	monitor read IMAGE... [--config FILE] [--px-per-mm N] [--json]   read the cards in still pictures
 //
@@ -119,6 +120,8 @@ func (m *Main) parseFlags(fs *pflag.FlagSet, synopsis string, args []string) err
 // Main holds what every subcommand writes to.
 type Main struct {
 	Stdout, Stderr io.Writer
+	// Stdin is where console adduser reads the password.
+	Stdin io.Reader
 	// Terminal reports whether Stderr is a terminal, so progress bars are
 	// drawn only for people, never into logs.
 	Terminal bool
@@ -129,7 +132,7 @@ type Main struct {
 
 // NewMain returns a Main writing to the given streams.
 func NewMain(stdout, stderr *os.File) *Main {
-	return &Main{Stdout: stdout, Stderr: stderr, Terminal: isTerminal(stderr)}
+	return &Main{Stdout: stdout, Stderr: stderr, Stdin: os.Stdin, Terminal: isTerminal(stderr)}
 }
 
 func isTerminal(f *os.File) bool {
@@ -189,6 +192,13 @@ Usage:
       through an embedded broker when mqtt.broker is empty; Prometheus
       metrics on metrics.addr. Stops cleanly on SIGINT or SIGTERM.
 
+  monitor console [--config FILE] [--listen ADDR] [--database DB] [--broker URL]
+      The surveillance room's console: stores every table's availability,
+      stats, rounds, outcomes, alerts and evidence from mqtt.broker (SQLite
+      in console.database, or PostgreSQL for a postgres:// URL) and serves
+      the web page on console.listen. Users are added with
+      "monitor console adduser NAME --role viewer|officer" (password on
+      stdin). See docs/console.md.
   monitor version [--config FILE]
       Print the monitor's version and commit, and the name, creation date
       and digest of the card models the configuration names.
@@ -218,6 +228,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		err = m.runLive(ctx, args[1:])
 	case "inspect":
 		err = m.runInspect(ctx, args[1:])
+	case "console":
+		err = m.runConsole(ctx, args[1:])
 	case "version":
 		err = m.runVersion(ctx, args[1:])
 	case "read":

@@ -15,7 +15,7 @@ import (
 // and succeeds; a flag it does not know is an error, with the usage on
 // stderr.
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"", "live", "replay", "calibrate", "inspect", "par", "version", "read"} {
+	for _, cmd := range []string{"", "live", "replay", "calibrate", "inspect", "par", "version", "read", "console"} {
 		for _, flag := range []string{"-h", "--help", "--bogus"} {
 			args := strings.Fields(cmd + " " + flag)
 			t.Run(strings.Join(args, " "), func(t *testing.T) {

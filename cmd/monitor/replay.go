@@ -24,7 +24,7 @@ import (
 )
 
 // replayUsage is the synopsis of monitor replay; --help lists the flags under it.
-const replayUsage = "monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4] [--publish]"
+const replayUsage = "monitor replay VIDEO [--events LOG] [--config FILE] [--out results.jsonl] [--annotate out.mp4] [--publish] [--evidence]"
 
 // runReplay runs the whole pipeline on a recorded video: calibration,
 // vision, tracker, evaluator and reconciliation with the controller log.
@@ -40,6 +40,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	publishTo := fs.Bool("publish", false, "also publish the results to mqtt.broker, under mqtt.replay_prefix")
 	fs.String("broker", "", "MQTT broker for --publish (default: mqtt.broker)")
 	publishWait := fs.Duration("publish-wait", 2*time.Minute, "with --publish, how long to wait at the end for the broker to take every result")
+	withEvidence := fs.Bool("evidence", false, "write each alert's snapshot and clip under evidence.dir, as live does (with --publish, also send them to the consoles)")
 	if err := m.parseFlags(fs, replayUsage, args); err != nil {
 		return err
 	}
@@ -74,8 +75,14 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if *withEvidence {
+		if err := r.openEvidence(ctx, pub); err != nil {
+			return err
+		}
+	}
 	r.out = newResults(cfg.Table.ID, jsonl, pub.publisher(), r.log)
 	err = r.run(ctx, fs.Arg(0), *annotate)
+	r.closeEvidence(ctx)
 	r.summary()
 	if pub != nil {
 		if cerr := pub.finish(ctx, *publishWait); err == nil {
@@ -97,8 +104,9 @@ type replay struct {
 	repeated  int
 
 	out     *results
-	inspect *inspector // monitor inspect: show what vision read
-	ann     *annotator // the annotated video; nil for none
+	inspect *inspector      // monitor inspect: show what vision read
+	ev      *replayEvidence // --evidence
+	ann     *annotator      // the annotated video; nil for none
 	bar     *progress
 
 	// Set by run.
@@ -238,6 +246,9 @@ func (r *replay) Frame(at driver.At, f driver.Frame) error {
 	}
 	r.frames = at.Index + 1
 	r.bar.Update(r.frames, max(r.total, r.frames))
+	if !f.Grabbed {
+		r.evidenceFrame(f.Mat, at)
+	}
 	return nil
 }
 
@@ -268,6 +279,7 @@ func (r *replay) Read(at driver.At, f driver.Frame, seen vision.Frame) error {
 // annotated video shows alerts once the camera is calibrated.
 func (r *replay) Results(ctx context.Context, at driver.At, results []pipeline.Result) error {
 	for _, res := range results {
+		r.saveEvidence(at, res)
 		if err := r.out.write(ctx, res); err != nil {
 			return err
 		}

@@ -1,0 +1,349 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"bjmonitor/internal/pgtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
+}
+
+// eachBackend runs test once on a fresh SQLite file and once on a fresh
+// PostgreSQL database.
+func eachBackend(t *testing.T, test func(t *testing.T, s *Store)) {
+	t.Helper()
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			s := open(t, address(t, name))
+			test(t, s)
+		})
+	}
+}
+
+func address(t *testing.T, backend string) string {
+	t.Helper()
+	if backend == "postgres" {
+		return pgtest.Start(t).NewDatabase(t)
+	}
+	return filepath.Join(t.TempDir(), "console.db")
+}
+
+func open(t *testing.T, addr string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), addr)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", addr, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var t0 = time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+
+func alert(table, round string, seat int, kind string, at time.Time) Alert {
+	id := fmt.Sprintf("%s:%s:%d:21+3:%s", table, round, seat, kind)
+	return Alert{ID: id, Table: table, Round: round, Seat: seat, Bet: "21+3", Kind: kind, Severity: "mismatch",
+		Expected: 0, Entered: 45, Received: at, Body: []byte(`{"id":"` + id + `"}`)}
+}
+
+func TestMigrations(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			addr := address(t, backend)
+			ctx := context.Background()
+			s := open(t, addr)
+			want := migrations[len(migrations)-1].version
+			if v, err := s.Version(ctx); err != nil || v != want {
+				t.Fatalf("Version() = %d, %v; want %d", v, err, want)
+			}
+			if _, err := s.AddAlert(ctx, alert("t1", "1", 3, "overpaid", t0)); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			// Opened again, nothing is migrated twice and nothing lost.
+			s = open(t, addr)
+			var n int
+			if err := s.db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(migrations) {
+				t.Errorf("schema_migrations has %d rows (%v), want %d", n, err, len(migrations))
+			}
+			if got, err := s.CountAlerts(ctx, Filter{}); err != nil || got != 1 {
+				t.Errorf("CountAlerts after reopening = %d, %v; want 1", got, err)
+			}
+		})
+	}
+}
+
+func TestStoredOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		adds := []struct {
+			name string
+			add  func() (bool, error)
+		}{
+			{"alert", func() (bool, error) { return s.AddAlert(ctx, alert("t1", "7", 2, "underpaid", t0)) }},
+			{"round", func() (bool, error) {
+				return s.AddRound(ctx, Round{Table: "t1", Round: "7", Received: t0, Body: []byte(`{}`)})
+			}},
+			{"outcome", func() (bool, error) {
+				return s.AddOutcome(ctx, Outcome{Table: "t1", Round: "7", Seat: 2, Bet: "21+3", Received: t0, Body: []byte(`{}`)})
+			}},
+			{"evidence", func() (bool, error) {
+				return s.AddEvidence(ctx, Evidence{AlertID: "a", File: "snapshot", ContentType: "image/jpeg", Received: t0, Data: []byte{0xff, 0xd8, 0}})
+			}},
+		}
+		for _, a := range adds {
+			for i, want := range []bool{true, false} {
+				if got, err := a.add(); err != nil || got != want {
+					t.Errorf("%s: add #%d = %v, %v; want %v", a.name, i+1, got, err, want)
+				}
+			}
+		}
+		// The same seat's outcome on another bet, and the same round
+		// number at another table, are different records.
+		if got, err := s.AddOutcome(ctx, Outcome{Table: "t1", Round: "7", Seat: 2, Bet: "blazing7s", Received: t0, Body: []byte(`{}`)}); err != nil || !got {
+			t.Errorf("outcome on another bet: %v, %v; want new", got, err)
+		}
+		if got, err := s.AddRound(ctx, Round{Table: "t2", Round: "7", Received: t0, Body: []byte(`{}`)}); err != nil || !got {
+			t.Errorf("round at another table: %v, %v; want new", got, err)
+		}
+		e, err := s.Evidence(ctx, "a", "snapshot")
+		if err != nil || string(e.Data) != "\xff\xd8\x00" || e.ContentType != "image/jpeg" {
+			t.Errorf("Evidence = %q %q, %v", e.Data, e.ContentType, err)
+		}
+		if _, err := s.Evidence(ctx, "a", "clip"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Evidence(clip) error = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestTables(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		now := t0
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(s.SetAvailability(ctx, "t1", "online", now.Add(-time.Minute)))
+		must(s.SetAvailability(ctx, "t1", "offline", now.Add(-2*time.Minute))) // older: ignored
+		must(s.SetStats(ctx, Stats{Table: "t1", At: now, FPS: 12.5, Frames: 125, Dropped: 3, Body: []byte(`{}`)}))
+		for i, ago := range []time.Duration{90 * time.Minute, 40 * time.Minute, 20 * time.Minute, time.Minute} {
+			if _, err := s.AddRound(ctx, Round{Table: "t1", Round: fmt.Sprint(i + 1), Received: now.Add(-ago), Body: []byte(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.AddAlert(ctx, alert("t2", "9", 1, "overpaid", now)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Tables(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].ID != "t1" || got[1].ID != "t2" {
+			t.Fatalf("Tables() = %+v, want t1 and t2", got)
+		}
+		t1 := got[0]
+		if t1.Availability != "online" || t1.FPS != 12.5 || t1.Dropped != 3 || t1.LastRound != "4" || t1.RoundsLastHour != 3 {
+			t.Errorf("t1 = %+v, want online, 12.5 fps, 3 dropped, last round 4, 3 rounds in the last hour", t1)
+		}
+		if got[1].OpenAlerts != 1 || got[1].Availability != "" {
+			t.Errorf("t2 = %+v, want 1 open alert and no availability yet", got[1])
+		}
+	})
+}
+
+func TestFilters(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		seed := []Alert{
+			alert("t1", "1", 1, "overpaid", t0),
+			alert("t1", "2", 2, "underpaid", t0.Add(time.Hour)),
+			alert("t2", "1", 3, "overpaid", t0.Add(2*time.Hour)),
+		}
+		seed[1].Severity = "review"
+		for _, a := range seed {
+			if _, err := s.AddAlert(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Record(ctx, AuditEntry{AlertID: seed[0].ID, At: t0, User: "ana", Action: Resolve, Resolution: FalseAlarm}); err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name string
+			f    Filter
+			want []string // rounds@tables, newest first
+		}{
+			{"all", Filter{}, []string{"1@t2", "2@t1", "1@t1"}},
+			{"table", Filter{Table: "t1"}, []string{"2@t1", "1@t1"}},
+			{"kind", Filter{Kind: "overpaid"}, []string{"1@t2", "1@t1"}},
+			{"severity", Filter{Severity: "review"}, []string{"2@t1"}},
+			{"resolved", Filter{Status: FalseAlarm}, []string{"1@t1"}},
+			{"unresolved", Filter{Status: Unresolved}, []string{"1@t2", "2@t1"}},
+			{"from", Filter{From: t0.Add(time.Hour)}, []string{"1@t2", "2@t1"}},
+			{"to", Filter{To: t0.Add(time.Hour)}, []string{"1@t1"}},
+			{"limit", Filter{Limit: 1}, []string{"1@t2"}},
+			{"none", Filter{Table: "t3"}, nil},
+		}
+		for _, c := range cases {
+			got, err := s.Alerts(ctx, c.f)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			var names []string
+			for _, a := range got {
+				names = append(names, a.Round+"@"+a.Table)
+			}
+			if fmt.Sprint(names) != fmt.Sprint(c.want) {
+				t.Errorf("%s: Alerts(%+v) = %v, want %v", c.name, c.f, names, c.want)
+			}
+			n, err := s.CountAlerts(ctx, c.f)
+			if c.f.Limit == 0 && (err != nil || n != len(c.want)) {
+				t.Errorf("%s: CountAlerts = %d, %v; want %d", c.name, n, err, len(c.want))
+			}
+		}
+		// Paging: the alerts before the newest one.
+		all, _ := s.Alerts(ctx, Filter{})
+		page, err := s.Alerts(ctx, Filter{Before: all[0].Seq})
+		if err != nil || len(page) != 2 || page[0].ID != all[1].ID {
+			t.Errorf("Alerts(Before newest) = %d alerts, %v; want the other 2", len(page), err)
+		}
+		after, err := s.AlertsAfter(ctx, all[2].Seq, 10)
+		if err != nil || len(after) != 2 || after[0].ID != all[1].ID || after[1].ID != all[0].ID {
+			t.Errorf("AlertsAfter(oldest) = %v, %v; want the two newer, oldest first", after, err)
+		}
+		if last, err := s.LastSeq(ctx); err != nil || last != all[0].Seq {
+			t.Errorf("LastSeq() = %d, %v; want %d", last, err, all[0].Seq)
+		}
+	})
+}
+
+func TestAudit(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		a := alert("t1", "5", 4, "missed_payout", t0)
+		if _, err := s.AddAlert(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		entries := []AuditEntry{
+			{AlertID: a.ID, At: t0.Add(time.Minute), User: "ana", Action: Acknowledge},
+			{AlertID: a.ID, At: t0.Add(2 * time.Minute), User: "ana", Action: Resolve, Resolution: ConfirmedError, Note: "paid 45 on a lose"},
+			{AlertID: a.ID, At: t0.Add(3 * time.Minute), User: "ben", Action: Acknowledge}, // keeps the resolution
+		}
+		for _, e := range entries {
+			if err := s.Record(ctx, e); err != nil {
+				t.Fatalf("Record(%+v): %v", e, err)
+			}
+		}
+		got, err := s.Alert(ctx, a.ID)
+		if err != nil || got.Status != ConfirmedError {
+			t.Errorf("status = %q, %v; want %q", got.Status, err, ConfirmedError)
+		}
+		trail, err := s.Audit(ctx, a.ID)
+		if err != nil || len(trail) != 3 {
+			t.Fatalf("Audit() = %d entries, %v; want 3", len(trail), err)
+		}
+		if e := trail[1]; e.User != "ana" || e.Resolution != ConfirmedError || e.Note != "paid 45 on a lose" || !e.At.Equal(t0.Add(2*time.Minute)) {
+			t.Errorf("trail[1] = %+v", e)
+		}
+		bad := []struct {
+			name string
+			e    AuditEntry
+			is   error
+		}{
+			{"unknown resolution", AuditEntry{AlertID: a.ID, User: "ana", Action: Resolve, Resolution: "fine"}, nil},
+			{"no user", AuditEntry{AlertID: a.ID, Action: Resolve, Resolution: Other}, nil},
+			{"unknown action", AuditEntry{AlertID: a.ID, User: "ana", Action: "delete"}, nil},
+			{"unknown alert", AuditEntry{AlertID: "nope", User: "ana", Action: Resolve, Resolution: Other}, ErrNotFound},
+		}
+		for _, b := range bad {
+			err := s.Record(ctx, b.e)
+			if err == nil || (b.is != nil && !errors.Is(err, b.is)) {
+				t.Errorf("%s: Record error = %v, want an error (%v)", b.name, err, b.is)
+			}
+		}
+		if trail, _ := s.Audit(ctx, a.ID); len(trail) != 3 {
+			t.Errorf("refused entries changed the trail: %d entries", len(trail))
+		}
+		ids := []string{"none"}
+		for i := range 1200 { // more than one chunk
+			ids = append(ids, fmt.Sprint("x", i))
+		}
+		trails, err := s.Trails(ctx, append(ids, a.ID))
+		if err != nil || len(trails) != 1 || len(trails[a.ID]) != 3 || trails[a.ID][1].Resolution != ConfirmedError {
+			t.Errorf("Trails = %v, %v; want the alert's 3 entries only", trails, err)
+		}
+		// The database refuses to rewrite the trail or drop an alert.
+		for _, stmt := range []string{`UPDATE audit SET note = 'x'`, `DELETE FROM audit`, `DELETE FROM alerts`} {
+			if _, err := s.db.Exec(stmt); err == nil {
+				t.Errorf("%s: no error, want the database to refuse it", stmt)
+			}
+		}
+	})
+}
+
+func TestUsersAndSessions(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		if _, err := s.User(ctx, "ana"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("User before PutUser: %v, want ErrNotFound", err)
+		}
+		for _, role := range []string{"viewer", "officer"} {
+			if err := s.PutUser(ctx, User{Name: "ana", Role: role, PasswordHash: "h-" + role, Created: t0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if u, err := s.User(ctx, "ana"); err != nil || u.Role != "officer" || u.PasswordHash != "h-officer" {
+			t.Errorf("User = %+v, %v; want the officer", u, err)
+		}
+		se := Session{TokenHash: "abc", User: "ana", CSRF: "tok", Expires: t0.Add(time.Hour)}
+		if err := s.CreateSession(ctx, se); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Session(ctx, "abc", t0); err != nil || got.User != "ana" || got.CSRF != "tok" {
+			t.Errorf("Session = %+v, %v", got, err)
+		}
+		if _, err := s.Session(ctx, "abc", t0.Add(time.Hour)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("expired Session: %v, want ErrNotFound", err)
+		}
+		if err := s.DeleteExpiredSessions(ctx, t0.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Session(ctx, "abc", t0); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Session after its deletion: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct{ name, addr string }{
+		{"empty", ""},
+		{"folder missing", filepath.Join(t.TempDir(), "no", "such", "dir", "c.db")},
+		{"postgres refused", "postgres://nobody:secret@127.0.0.1:1/x?sslmode=disable&connect_timeout=2"},
+	}
+	for _, c := range cases {
+		s, err := Open(ctx, c.addr)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s: Open(%q) succeeded, want an error", c.name, c.addr)
+			continue
+		}
+		if c.name == "postgres refused" && (strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "xxxxx")) {
+			t.Errorf("%s: error %q should hide the password", c.name, err)
+		}
+	}
+}

@@ -1,0 +1,406 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bjmonitor/console/store"
+)
+
+// console is a console on a fresh SQLite store, with an officer "ana"
+// and a viewer "vic", served by httptest.
+type console struct {
+	db  *store.Store
+	srv *Server
+	ts  *httptest.Server
+	mu  sync.Mutex
+	now time.Time
+}
+
+const password = "correct horse"
+
+func newConsole(t *testing.T) *console {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	hash, err := HashPassword(password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, role := range map[string]string{"ana": Officer, "vic": Viewer} {
+		if err := db.PutUser(ctx, store.User{Name: name, Role: role, PasswordHash: hash}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &console{db: db, now: time.Now()}
+	c.srv, err = New(Config{SessionTTL: time.Hour, Now: c.clock, FeedPoll: 20 * time.Millisecond}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.srv.Feed(fctx); close(done) }()
+	c.ts = httptest.NewServer(c.srv)
+	t.Cleanup(func() { c.ts.Close(); cancel(); <-done })
+	return c
+}
+
+func (c *console) clock() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *console) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// browser is an HTTP client with cookies that does not follow redirects.
+type browser struct {
+	t  *testing.T
+	c  *http.Client
+	ts *httptest.Server
+}
+
+func (c *console) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, ts: c.ts, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) get(path string) (*http.Response, string) {
+	b.t.Helper()
+	resp, err := b.c.Get(b.ts.URL + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+func (b *browser) post(path string, form url.Values) (*http.Response, string) {
+	b.t.Helper()
+	resp, err := b.c.PostForm(b.ts.URL+path, form)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token on the page:\n%s", page)
+	}
+	return m[1]
+}
+
+// login logs in and returns the session's CSRF token.
+func (b *browser) login(name, pw string) (*http.Response, string) {
+	b.t.Helper()
+	_, page := b.get("/login")
+	resp, body := b.post("/login", url.Values{"csrf": {csrfOf(b.t, page)}, "name": {name}, "password": {pw}, "next": {"/"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		return resp, ""
+	}
+	_, home := b.get("/")
+	return resp, csrfOf(b.t, home) + body[:0]
+}
+
+func (c *console) addAlert(t *testing.T, table, round string, seat int, kind string) store.Alert {
+	t.Helper()
+	id := fmt.Sprintf("%s:%s:%d:21+3:%s", table, round, seat, kind)
+	body := fmt.Sprintf(`{"type":"alert","id":%q,"table":%q,"round":%q,"seat":%d,"bet":"21+3","kind":%q,"severity":"mismatch","expected":0,"entered":45,"result":"lose","cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.97},{"card":"KH","confidence":0.91}],"detail":"seat %d 21+3: paid $45.00, but lose pays $0.00"}`, id, table, round, seat, kind, seat)
+	a := store.Alert{ID: id, Table: table, Round: round, Seat: seat, Bet: "21+3", Kind: kind, Severity: "mismatch", Expected: 0, Entered: 45, Received: c.clock(), Body: []byte(body)}
+	if _, err := c.db.AddAlert(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.db.Alert(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestNothingWithoutSession(t *testing.T) {
+	c := newConsole(t)
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	c.db.AddEvidence(context.Background(), store.Evidence{AlertID: a.ID, File: "snapshot", ContentType: "image/jpeg", Data: []byte("jpeg"), Received: c.clock()})
+	b := c.browser(t)
+	for _, path := range []string{"/", "/alerts", "/alerts.csv", alertURL(a.ID), "/nope"} {
+		resp, body := b.get(path)
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") || strings.Contains(body, "7S") || strings.Contains(body, "45.00") {
+			t.Errorf("GET %s without a session = %d to %q, want a redirect to the login page and nothing else", path, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	for _, path := range []string{"/events", "/evidence?id=" + url.QueryEscape(a.ID) + "&file=snapshot"} {
+		if resp, body := b.get(path); resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, "jpeg") {
+			t.Errorf("GET %s without a session = %d, want 401", path, resp.StatusCode)
+		}
+	}
+	if resp, _ := b.post("/alert", url.Values{"id": {a.ID}, "action": {"resolve"}, "resolution": {"false_alarm"}}); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("POST /alert without a session = %d, want 401", resp.StatusCode)
+	}
+	if resp, body := b.get("/login"); resp.StatusCode != http.StatusOK || !strings.Contains(body, `name="password"`) {
+		t.Errorf("GET /login = %d, want the login form", resp.StatusCode)
+	}
+	if resp, _ := b.get("/static/console.css"); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /static/console.css = %d, want the login page's stylesheet", resp.StatusCode)
+	}
+	if a, _ := c.db.Alert(context.Background(), a.ID); a.Status != store.StatusOpen {
+		t.Errorf("status after requests without a session = %q, want open", a.Status)
+	}
+}
+
+func TestLogin(t *testing.T) {
+	c := newConsole(t)
+	cases := []struct {
+		name, user, pw string
+		want           int
+	}{
+		{"wrong password", "ana", "wrong password", http.StatusUnauthorized},
+		{"no such user", "eve", password, http.StatusUnauthorized},
+		{"officer", "ana", password, http.StatusSeeOther},
+		{"viewer", "vic", password, http.StatusSeeOther},
+	}
+	for _, tc := range cases {
+		b := c.browser(t)
+		resp, _ := b.login(tc.user, tc.pw)
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: login = %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+	}
+	// A login form posted without its token (from another site) is refused.
+	b := c.browser(t)
+	if resp, _ := b.post("/login", url.Values{"name": {"ana"}, "password": {password}}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("login without the form's token = %d, want 403", resp.StatusCode)
+	}
+	// Sessions expire.
+	b = c.browser(t)
+	b.login("ana", password)
+	if resp, _ := b.get("/"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET / logged in = %d", resp.StatusCode)
+	}
+	c.advance(61 * time.Minute)
+	if resp, _ := b.get("/"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("GET / after the session expired = %d, want a redirect to log in", resp.StatusCode)
+	}
+	// A redirect after login stays on this site.
+	for next, want := range map[string]string{"/alerts?x=1": "/alerts?x=1", "//evil.example": "/", "https://evil.example/": "/", "/\\evil": "/"} {
+		if got := safeNext(next); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	c := newConsole(t)
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	officer, viewer := c.browser(t), c.browser(t)
+	_, csrf := officer.login("ana", password)
+	_, vcsrf := viewer.login("vic", password)
+	steps := []struct {
+		name       string
+		b          *browser
+		form       url.Values
+		want       int
+		wantStatus string
+	}{
+		{"no token", officer, url.Values{"id": {a.ID}, "action": {"resolve"}, "resolution": {"false_alarm"}}, http.StatusForbidden, "open"},
+		{"viewer", viewer, url.Values{"csrf": {vcsrf}, "id": {a.ID}, "action": {"resolve"}, "resolution": {"false_alarm"}}, http.StatusForbidden, "open"},
+		{"no resolution", officer, url.Values{"csrf": {csrf}, "id": {a.ID}, "action": {"resolve"}}, http.StatusBadRequest, "open"},
+		{"unknown alert", officer, url.Values{"csrf": {csrf}, "id": {"nope"}, "action": {"resolve"}, "resolution": {"other"}}, http.StatusNotFound, "open"},
+		{"acknowledge", officer, url.Values{"csrf": {csrf}, "id": {a.ID}, "action": {"acknowledge"}}, http.StatusSeeOther, "acknowledged"},
+		{"resolve", officer, url.Values{"csrf": {csrf}, "id": {a.ID}, "action": {"resolve"}, "resolution": {"confirmed_error"}, "note": {"paid 45 on a lose; pit boss told"}}, http.StatusSeeOther, "confirmed_error"},
+	}
+	for _, s := range steps {
+		resp, _ := s.b.post("/alert", s.form)
+		got, _ := c.db.Alert(context.Background(), a.ID)
+		if resp.StatusCode != s.want || got.Status != s.wantStatus {
+			t.Errorf("%s: POST /alert = %d, status %q; want %d, %q", s.name, resp.StatusCode, got.Status, s.want, s.wantStatus)
+		}
+	}
+	_, page := officer.get(alertURL(a.ID))
+	for _, want := range []string{"ana</span> acknowledged", "ana</span> resolved: <strong>confirmed error</strong>", "paid 45 on a lose; pit boss told"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the alert's page lacks %q in its trail", want)
+		}
+	}
+	if _, page := viewer.get(alertURL(a.ID)); strings.Contains(page, `id="resolve"`) || !strings.Contains(page, `id="readonly"`) {
+		t.Errorf("a viewer's alert page offers the resolve form")
+	}
+}
+
+func TestAlertPage(t *testing.T) {
+	c := newConsole(t)
+	ctx := context.Background()
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	c.db.AddRound(ctx, store.Round{Table: "table-7", Round: "1842", Received: c.clock(), Body: []byte(
+		`{"type":"round","table":"table-7","round":"1842","dealer":[{"card":"KH","confidence":0.91}],"seats":[{"seat":3,"hands":[{"cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.97}],"split_from":-1,"total":11}]}]}`)})
+	for _, o := range []string{
+		`{"type":"outcome","table":"table-7","round":"1842","seat":3,"bet":"21+3","wager":5,"result":"lose","pays":0,"win":0,"cards":["7S","4D","KH"]}`,
+		`{"type":"outcome","table":"table-7","round":"1842","seat":3,"bet":"blazing7s","wager":1,"result":"one_seven","pays":2,"win":2,"cards":["7S","4D"]}`,
+	} {
+		bet := "21+3"
+		if strings.Contains(o, "blazing7s") {
+			bet = "blazing7s"
+		}
+		c.db.AddOutcome(ctx, store.Outcome{Table: "table-7", Round: "1842", Seat: 3, Bet: bet, Received: c.clock(), Body: []byte(o)})
+	}
+	jpeg := strings.Repeat("J", 1000)
+	c.db.AddEvidence(ctx, store.Evidence{AlertID: a.ID, File: "snapshot", ContentType: "image/jpeg", Data: []byte(jpeg), Received: c.clock()})
+	b := c.browser(t)
+	b.login("vic", password)
+	resp, page := b.get(alertURL(a.ID))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET the alert = %d", resp.StatusCode)
+	}
+	for _, want := range []string{`id="snapshot"`, `id="no-clip"`, "paid $45.00, but lose pays", "7S <small>93%</small>", "one seven", "$45.00", "matches"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the alert's page lacks %q", want)
+		}
+	}
+	req, _ := http.NewRequest("GET", b.ts.URL+"/evidence?id="+url.QueryEscape(a.ID)+"&file=snapshot", nil)
+	req.Header.Set("Range", "bytes=10-19")
+	r2, err := b.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(r2.Body)
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusPartialContent || string(body) != jpeg[10:20] || r2.Header.Get("Content-Type") != "image/jpeg" {
+		t.Errorf("a range of the snapshot = %d %q %q, want 206 and 10 bytes of image/jpeg", r2.StatusCode, body, r2.Header.Get("Content-Type"))
+	}
+	if resp, _ := b.get("/alert?id=nope"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET an unknown alert = %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestListAndCSV(t *testing.T) {
+	c := newConsole(t)
+	a := c.addAlert(t, "table-7", "1", 3, "overpaid")
+	c.addAlert(t, "table-8", "2", 1, "underpaid")
+	c.db.Record(context.Background(), store.AuditEntry{AlertID: a.ID, At: c.clock(), User: "ana", Action: store.Resolve, Resolution: store.FalseAlarm, Note: "a 7, not a 1"})
+	b := c.browser(t)
+	b.login("vic", password)
+	_, page := b.get("/alerts?table=table-7")
+	if !strings.Contains(page, "1 alerts.") || strings.Contains(page, "table-8") {
+		t.Errorf("the list filtered by table-7 shows:\n%s", page)
+	}
+	if resp, _ := b.get("/alerts?from=yesterday"); resp.StatusCode != http.StatusOK {
+		t.Errorf("a bad date = %d, want the page with a problem", resp.StatusCode)
+	}
+	resp, body := b.get("/alerts.csv")
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Errorf("CSV content type %q", ct)
+	}
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("CSV = %d records, %v; want a header and 2 alerts", len(recs), err)
+	}
+	first := strings.Join(recs[1], ",")
+	if recs[1][1] != a.ID || !strings.Contains(first, "false_alarm") || !strings.Contains(first, "ana resolve false_alarm a 7, not a 1") || !strings.Contains(first, "7S 93%") {
+		t.Errorf("CSV's first alert = %v", recs[1])
+	}
+}
+
+func TestFeed(t *testing.T) {
+	c := newConsole(t)
+	old := c.addAlert(t, "table-7", "1", 1, "overpaid") // before the page opened: not sent
+	b := c.browser(t)
+	b.login("vic", password)
+	events := func(lastID string) (*bufio.Reader, func()) {
+		req, _ := http.NewRequest("GET", b.ts.URL+"/events", nil)
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := b.c.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /events: %v %v", resp, err)
+		}
+		return bufio.NewReader(resp.Body), func() { resp.Body.Close() }
+	}
+	r, done := events("")
+	defer done()
+	time.Sleep(100 * time.Millisecond) // the feed is subscribed
+	start := time.Now()
+	a := c.addAlert(t, "table-7", "2", 3, "underpaid")
+	c.srv.Wake()
+	got := nextAlert(t, r)
+	if !strings.Contains(got, `"id":"`+a.ID+`"`) || strings.Contains(got, old.ID) {
+		t.Errorf("the feed sent %s, want %s", got, a.ID)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the alert took %v to reach the feed, want under 1 s", d)
+	}
+	// A page that reconnects is sent what it missed.
+	r2, done2 := events(fmt.Sprint(old.Seq))
+	defer done2()
+	if got := nextAlert(t, r2); !strings.Contains(got, a.ID) {
+		t.Errorf("a page reconnecting after %d got %s, want %s", old.Seq, got, a.ID)
+	}
+}
+
+// nextAlert reads the feed up to its next alert event and returns its
+// data line.
+func nextAlert(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line := make(chan string, 1)
+	go func() {
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				line <- "error: " + err.Error()
+				return
+			}
+			if strings.HasPrefix(l, "data: ") {
+				line <- l
+				return
+			}
+		}
+	}()
+	select {
+	case l := <-line:
+		return l
+	case <-time.After(5 * time.Second):
+		t.Fatal("no alert on the feed within 5 s")
+		return ""
+	}
+}
+
+// TestLoginPageTwice: a browser that loads the login page again (a
+// redirected favicon request) can still post the first form.
+func TestLoginPageTwice(t *testing.T) {
+	c := newConsole(t)
+	b := c.browser(t)
+	_, first := b.get("/login")
+	b.get("/login?next=/favicon.ico")
+	resp, _ := b.post("/login", url.Values{"csrf": {csrfOf(t, first)}, "name": {"ana"}, "password": {password}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("posting the first login form after a second load = %d, want 303", resp.StatusCode)
+	}
+}
