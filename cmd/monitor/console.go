@@ -20,6 +20,7 @@ import (
 	"bjmonitor/console/ingest"
 	"bjmonitor/console/store"
 	"bjmonitor/console/web"
+	"bjmonitor/sdnotify"
 )
 
 // ConsoleConfig is the surveillance room's console (monitor console).
@@ -186,7 +187,13 @@ func (m *Main) serveConsole(ctx context.Context, cfg Config, db *store.Store, ln
 	log.Info("console started", "url", scheme+"://"+ln.Addr().String(), "database", db.Dialect(), "broker", cfg.MQTT.Broker,
 		"topics", ingestConfig(cfg, log, nil).TopicPrefix+"/+/…")
 	fmt.Fprintf(m.Stdout, "console: %s://%s\n", scheme, ln.Addr())
+	// systemd (Type=notify): ready once the page is served.
+	notify := sdnotify.FromEnv()
+	if err := notify.Ready("serving " + scheme + "://" + ln.Addr().String()); err != nil {
+		log.Warn("systemd notifications not sent", "err", err)
+	}
 	<-ctx.Done()
+	_ = notify.Stopping()
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer scancel()
 	hs.Shutdown(sctx) // open live feeds end with ctx

@@ -62,3 +62,25 @@ func TestLiveNotifiesSystemd(t *testing.T) {
 	}
 	t.Logf("notifications: %q", got)
 }
+
+// TestConsoleNotifiesSystemd: monitor console, run as its unit runs it
+// (Type=notify), says READY=1 once it serves its page.
+func TestConsoleNotifiesSystemd(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: socket, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b := mqtttest.NewMosquitto(t, "")
+	b.Start()
+	// Set after Mosquitto starts: it would notify the socket itself.
+	t.Setenv("NOTIFY_SOCKET", socket)
+	u := startConsole(t, b.URL(), "bjmonitor")
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := conn.Read(buf)
+	if got := string(buf[:n]); err != nil || !strings.Contains(got, "READY=1") || !strings.Contains(got, "STATUS=serving") {
+		t.Fatalf("monitor console serving at %s sent %q (%v), want READY=1", u, buf[:n], err)
+	}
+}
