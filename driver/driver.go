@@ -58,7 +58,7 @@ type At struct {
 // with that error.
 type Sink interface {
 	// Frame is called for every frame, once the controller's events due
-	// by it are applied, and before it is read.
+	// by it are applied, and before it is read; at.Pipeline is open.
 	Frame(at At, f Frame) error
 	// Unread is called when the pipeline could not read a frame: the
 	// camera could not be calibrated (calibration.ErrCalibration), or the

@@ -304,7 +304,7 @@ func (l *live) loop(ctx context.Context, src *capture.Capture) error {
 // camera dropped and the pipeline's work, and puts every frame into the
 // evidence clips, read or not.
 func (l *live) Frame(at driver.At, f driver.Frame) error {
-	l.alive.Frame(at.Pipeline != nil && at.Pipeline.Calibration() != nil)
+	l.alive.Frame(at.Pipeline.Calibration() != nil)
 	l.gaps.frame(at.Index, f.Time)
 	l.met.dropped.Add(float64(f.Dropped))
 	l.met.pipeline(at.Pipeline.Stats())
