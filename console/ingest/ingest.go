@@ -227,6 +227,11 @@ func (in *Ingester) options(ctx context.Context) (*mqtt.ClientOptions, error) {
 		opts.SetTLSConfig(tc)
 	}
 	handler := func(_ mqtt.Client, msg mqtt.Message) { in.deliver(ctx, msg) }
+	// Messages queued in the session while the console was away arrive
+	// right after CONNACK, before the subscriptions below add their routes;
+	// without a default handler paho would leave them unacknowledged until
+	// the next connection. Handle sorts every message by its topic anyway.
+	opts.SetDefaultPublishHandler(handler)
 	opts.SetOnConnectHandler(func(c mqtt.Client) {
 		in.log.Info("console: connected to the broker", "broker", in.cfg.Broker)
 		if tok := c.SubscribeMultiple(in.Filters(), handler); tok.WaitTimeout(10*time.Second) && tok.Error() != nil {
