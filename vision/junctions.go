@@ -41,8 +41,9 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		pastMM    = 5.0  // a hidden corner may lie past a piece's end: the outline wanders round it
 		fromMM    = 4.0  // the band below the outline searched for a side edge
 		toMM      = 30.0
+		nearMM    = 1.5 // a faint edge must show from here to fromMM too
 	)
-	side := newBand(fromMM*r, toMM*r)
+	side := sideBands{deep: newBand(fromMM*r, toMM*r), near: newBand(nearMM*r, fromMM*r)}
 	var out []corner
 	// add keeps the corners cs of a junction that no corner found already
 	// stands for; the turned frame (cs[1]) is another card's corner unless
@@ -127,25 +128,53 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 	return out
 }
 
+// sideBands are the depths below an outline where a side edge is
+// looked for: deep, clear of the outline's rounded corners and jitter,
+// and near, up to the outline, where a faint line must show too. A card's
+// edge runs on up to the outline; the frame of a court figure or a column
+// of pips starts some millimetres inside the card's own edge.
+type sideBands struct{ deep, near band }
+
 // sideEdges returns where, from `from` to `to` pixels along d from a (a
 // pixel at a time), a side edge runs in from the line along in: the first
-// pixel of each maximum of the share of band b that crosses strong
-// gradient (see crossShare), where it reaches holds.
-func sideEdges(pic greyPicture, a, d, in calibration.Point, b band, from, to float64) []float64 {
+// pixel of each maximum of the share of the deep band that crosses a step
+// (see crossShare), where it reaches holds; and, more than a couple of
+// millimetres from those, of the share that crosses a step or a shadow
+// line, where the line shows as a shadow in the near band too.
+func sideEdges(pic greyPicture, a, d, in calibration.Point, b sideBands, from, to float64) []float64 {
 	const (
-		strong = 60.0 // a Sobel response a card edge gives, felt-to-paper steps give more
-		holds  = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
+		holds     = 0.65 // the share of the band a side edge must cross; pips in a column reach about half
+		holdsNear = 0.5  // the share of the near band a shadow line must cross
+		apartPx   = 5    // a shadow line this close to a step is the step's own
 	)
-	// Below holds, a share is only ever compared with holds, or with a
-	// neighbour's share of holds or more: crossShare need not work it out
+	steps := edgeTest{Strong: cardEdge.Strong}
+	out := profileMaxima(pic, a, d, in, b.deep, steps, holds, from, to)
+	for _, s := range profileMaxima(pic, a, d, in, b.deep, cardEdge, holds, from, to) {
+		if slices.ContainsFunc(out, func(t float64) bool { return math.Abs(t-s) <= apartPx }) {
+			continue
+		}
+		if pic.crossShare(a.Add(d.Scale(s)), d, in, b.near, shadowLine, holdsNear) >= holdsNear {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// profileMaxima returns, from `from` to `to` pixels along d from a, the
+// first pixel of each maximum of the share of band b that edge counts as
+// crossed, where it reaches least.
+func profileMaxima(pic greyPicture, a, d, in calibration.Point, b band, edge edgeTest, least, from, to float64) []float64 {
+	// Below least, a share is only ever compared with least, or with a
+	// neighbour's share of least or more: crossShare need not work it out
 	// exactly.
 	var profile []float64
 	for s := from; s <= to; s++ {
-		profile = append(profile, pic.crossShare(a.Add(d.Scale(s)), d, in, b, strong, holds))
+		profile = append(profile, pic.crossShare(a.Add(d.Scale(s)), d, in, b, edge, least))
 	}
 	var out []float64
 	for k := range profile {
-		if profile[k] < holds || (k+1 < len(profile) && profile[k] < profile[k+1]) {
+		if profile[k] < least || (k+1 < len(profile) && profile[k] < profile[k+1]) {
 			continue
 		}
 		// One line is several pixels wide: keep its first maximum.
@@ -156,6 +185,26 @@ func sideEdges(pic greyPicture, a, d, in calibration.Point, b band, from, to flo
 	}
 	return out
 }
+
+// edgeTest says which pixels a card's edge crosses: a step of Sobel
+// response over Strong across the edge (a card edge on felt, or a printed
+// border line), or a line darker by Faint grey levels than the paper a
+// pixel and a half to either side (ValleyPx) of it: where a borderless
+// card lies on another of the same paper, its edge shows only as the thin
+// shadow it casts, with the same paper to either side.
+type edgeTest struct {
+	Strong      float64
+	Faint, Deep float64 // a shadow line's depth in grey levels; Faint 0: steps only
+	ValleyPx    float64
+}
+
+// cardEdge is the edge test of side edges: felt-to-paper steps give more
+// than Strong; a shadow line at 2 px/mm is three or four pixels wide, and
+// lighter than printed ink by far.
+var cardEdge = edgeTest{Strong: 60, Faint: 3, Deep: 40, ValleyPx: 3}
+
+// shadowLine is cardEdge's faint test alone.
+var shadowLine = edgeTest{Strong: math.Inf(1), Faint: cardEdge.Faint, Deep: cardEdge.Deep, ValleyPx: cardEdge.ValleyPx}
 
 // hiddenRun is how far past a piece of outline of the given length
 // (pixels) that ends at end, going on along dir (a unit vector), a card's
@@ -282,23 +331,23 @@ func newBand(from, to float64) band {
 }
 
 // crossShare is the share of band b that a line along in crosses: of the
-// pixels at b's depths along in from at, those whose Sobel response
-// across d (a unit vector) is over strong. Pixels outside the picture do
-// not count. Only a share of least or more is worked out exactly: once
-// more pixels have missed than a share of least allows of the whole band,
-// the share is sure to fall short, and crossShare returns -1.
-func (p greyPicture) crossShare(at, d, in calibration.Point, b band, strong, least float64) float64 {
+// pixels at b's depths along in from at, those that edge counts as on a
+// card's edge across d (a unit vector). Pixels outside the picture do not
+// count. Only a share of least or more is worked out exactly: once more
+// pixels have missed than a share of least allows of the whole band, the
+// share is sure to fall short, and crossShare returns -1.
+func (p greyPicture) crossShare(at, d, in calibration.Point, b band, edge edgeTest, least float64) float64 {
 	most := (1 - least) * float64(b.n) // misses a share of least allows
 	hit, all := 0, 0
+	side := d.Scale(edge.ValleyPx)
 	for depth := b.from; depth <= b.to; depth++ {
 		q := at.Add(in.Scale(depth))
 		x, y := int(q.X+0.5), int(q.Y+0.5)
 		if x < 0 || y < 0 || x >= p.cols || y >= p.rows {
 			continue
 		}
-		gx, gy := p.sobel(x, y)
 		all++
-		if math.Abs(float64(gx)*d.X+float64(gy)*d.Y) > strong {
+		if p.onEdge(q, x, y, d, side, edge) {
 			hit++
 		} else if float64(all-hit) > most {
 			return -1
@@ -308,6 +357,37 @@ func (p greyPicture) crossShare(at, d, in calibration.Point, b band, strong, lea
 		return 0
 	}
 	return float64(hit) / float64(all)
+}
+
+// onEdge reports whether pixel (x, y), at q, lies on an edge across d by
+// edge's test; side is d scaled to the valley's half width.
+func (p greyPicture) onEdge(q calibration.Point, x, y int, d, side calibration.Point, edge edgeTest) bool {
+	gx, gy := p.sobel(x, y)
+	if math.Abs(float64(gx)*d.X+float64(gy)*d.Y) > edge.Strong {
+		return true
+	}
+	if edge.Faint <= 0 {
+		return false
+	}
+	l, r := p.at(q.Sub(side)), p.at(q.Add(side))
+	valley := (l+r)/2 - float64(p.px[y*p.step+x])
+	// Paper on both sides: a line bounding printing or art, with paper on
+	// one side only, is not a card's edge.
+	return valley > edge.Faint && valley < edge.Deep && math.Abs(l-r) < valley
+}
+
+// at is the grey level at q, bilinearly interpolated, the picture's edge
+// repeated beyond it.
+func (p greyPicture) at(q calibration.Point) float64 {
+	x := min(max(q.X, 0), float64(p.cols-1))
+	y := min(max(q.Y, 0), float64(p.rows-1))
+	x0, y0 := int(x), int(y)
+	x1, y1 := min(x0+1, p.cols-1), min(y0+1, p.rows-1)
+	fx, fy := x-float64(x0), y-float64(y0)
+	row0, row1 := p.px[y0*p.step:], p.px[y1*p.step:]
+	top := float64(row0[x0])*(1-fx) + float64(row0[x1])*fx
+	bottom := float64(row1[x0])*(1-fx) + float64(row1[x1])*fx
+	return top*(1-fy) + bottom*fy
 }
 
 // straightMM is how far the outline of a row of cards strays from a

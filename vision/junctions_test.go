@@ -183,6 +183,61 @@ func TestJunctionOnFace(t *testing.T) {
 	}
 }
 
+// TestJunctionFaintEdge checks the edges of borderless cards: where a
+// card lies over another of the same paper, its edge shows only as the
+// thin shadow it casts, a few grey levels deep, from the outline on in (a
+// procedural deck of plain white paper: the dealer's second card went
+// unread). A line as faint that starts some millimetres inside the card,
+// as a court figure's frame does, or no line at all, is no card's edge.
+func TestJunctionFaintEdge(t *testing.T) {
+	const r = 2.0 // px a mm
+	tests := []struct {
+		name     string
+		from     int   // px below the top edge where the line starts
+		depth    uint8 // grey levels below the paper
+		noise    float64
+		wantEdge bool
+	}{
+		{"a shadow 7 levels deep from the outline on", 0, 7, 1.5, true},
+		{"a shadow 12 levels deep", 0, 12, 1.5, true},
+		{"a frame as faint, from 8 mm in", 16, 7, 1.5, false},
+		{"paper and noise only", 0, 0, 3, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 260, gocv.MatTypeCV8U) // felt
+			defer pic.Close()
+			paper := colorOf(gocv.NewScalar(245, 0, 0, 0))
+			// Two cards in a row, 63×88 mm from (20,24) and (110,24) px:
+			// the second over the first from x=110 on, a line 3 px wide
+			// along its left edge.
+			gocv.Rectangle(&pic, image.Rect(20, 24, 146, 200), paper, -1)
+			gocv.Rectangle(&pic, image.Rect(110, 24, 236, 200), paper, -1)
+			if tc.depth > 0 {
+				gocv.Rectangle(&pic, image.Rect(107, 24+tc.from, 110, 200), colorOf(gocv.NewScalar(float64(245-tc.depth), 0, 0, 0)), -1)
+			}
+			px, err := pic.DataPtrUint8()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, 7))
+			for i, v := range px {
+				px[i] = uint8(min(255, max(0, float64(v)+rng.NormFloat64()*tc.noise+0.5)))
+			}
+			got := blurredJunctions(t, pic, []image.Point{{20, 24}, {236, 24}, {236, 200}, {20, 200}}, r)
+			found := false
+			for _, c := range got {
+				if math.Abs(c.P.X-108) <= 3 && math.Abs(c.P.Y-24) <= 1 && dot(c.U, pt(1, 0)) > 0.98 {
+					found = true
+				}
+			}
+			if found != tc.wantEdge {
+				t.Errorf("a corner at (108,24) found: %v, want %v (junctions %+v)", found, tc.wantEdge, got)
+			}
+		})
+	}
+}
+
 // blurredJunctions blurs a drawn grey picture as the camera would and
 // finds the junctions along the outline poly (clockwise on the screen).
 func blurredJunctions(t *testing.T, pic gocv.Mat, poly []image.Point, r float64) []corner {
@@ -288,8 +343,8 @@ func TestCrossShareStopsShort(t *testing.T) {
 		in := pt(-d.Y, d.X)
 		from, to := rng.Float64()*10, 10+rng.Float64()*60
 		least := rng.Float64()
-		exact := g.crossShare(at, d, in, newBand(from, to), 60, 0)
-		got := g.crossShare(at, d, in, newBand(from, to), 60, least)
+		exact := g.crossShare(at, d, in, newBand(from, to), edgeTest{Strong: 60}, 0)
+		got := g.crossShare(at, d, in, newBand(from, to), edgeTest{Strong: 60}, least)
 		switch {
 		case got == -1 && exact < least:
 			short++
