@@ -169,9 +169,11 @@ func encode(t *testing.T, es []map[string]any) []string {
 // what a persistent QoS 1 subscriber received against the clean run: a
 // forged game_end in the middle of round 1000 (the dealer on 16, still to
 // draw), a top-up payout on an underpaid bet, a second payout on a bet
-// paid right, and a re-sent event (a seq seen before). Every clean alert
-// arrives once with its severity: the forged game_end turns no sure alert
-// into a doubtful one. Each breach is one procedure alert, for review;
+// paid right, a re-sent event (a seq seen before), and a game_start in the
+// middle of each round (one naming the next round, one a round that never
+// comes). Every clean alert arrives once with its severity: neither the
+// forged game_end nor the forged game_starts turn a sure alert into a
+// doubtful one, cut a round short or publish a round twice. Each breach is one procedure alert, for review;
 // the re-sent event is skipped and counted.
 func TestReplayForgedEntries(t *testing.T) {
 	if testing.Short() {
@@ -187,6 +189,10 @@ func TestReplayForgedEntries(t *testing.T) {
 		map[string]any{"type": "game_end", "round": "1000", "t": 10.0, "seq": 1000},
 		map[string]any{"type": "payout", "round": "1000", "seat": 2, "bet": "potofgold", "amount": 46, "t": 18.7, "seq": 1001},
 		map[string]any{"type": "payout", "round": "1001", "seat": 6, "bet": "21+3", "amount": 18, "t": 31.3, "seq": 1002},
+		// game_starts inside open rounds: one naming the next round, one
+		// naming a round that never comes.
+		map[string]any{"type": "game_start", "round": "1001", "t": 5.0, "seq": 1003},
+		map[string]any{"type": "game_start", "round": "9999", "t": 30.0, "seq": 1004},
 	)
 	for _, e := range es {
 		if e["type"] == "payout" && e["round"] == "1001" && e["seat"] == 6.0 && e["bet"] == "21+3" {
@@ -217,6 +223,8 @@ func TestReplayForgedEntries(t *testing.T) {
 		name + ":1000:0::procedure:early_game_end",
 		name + ":1000:2:potofgold:procedure:extra_payout:2",
 		name + ":1001:6:21+3:procedure:extra_payout:2",
+		name + ":1000:0::procedure:game_start_in_open_round",
+		name + ":1001:0::procedure:game_start_in_open_round",
 	}
 	compare(t, got, cleanSeverities(t, name), func(string) bool { return true }, extra)
 	for _, id := range extra {
@@ -227,7 +235,7 @@ func TestReplayForgedEntries(t *testing.T) {
 	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
 		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
 	}
-	t.Logf("tried: a forged game_end, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
+	t.Logf("tried: a forged game_end, two forged game_starts, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
 		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
 }
 
