@@ -136,9 +136,9 @@ type Pipeline struct {
 	held *tracker.Round
 	// inside counts the game_starts that came inside each open round.
 	inside map[string]int
-	frame       int // the latest frame seen or event applied
-	last        Timings
-	cutter      *classify.Cropper // made by the first CutCrop
+	frame  int // the latest frame seen or event applied
+	last   Timings
+	cutter *classify.Cropper // made by the first CutCrop
 	// stats holds the work of the detectors closed so far, one for each
 	// calibration.
 	stats Stats

@@ -360,6 +360,13 @@ func (r Result) Rebuilt() bool { return len(r.Round.Seats) > 0 }
 // round to finish.
 func (p *Pipeline) Pending() int { return len(p.entries) }
 
+// Holds reports whether the pipeline still holds something of round id:
+// in play, waiting to begin or to be judged, or entries kept for it.
+func (p *Pipeline) Holds(id string) bool {
+	_, kept := p.entries[id]
+	return kept || id == p.current || id == p.next || p.held != nil && p.held.ID == id
+}
+
 // Idle reports whether the pipeline holds nothing of the controller's
 // rounds: none in play, none waiting to begin or to be judged, no entry
 // kept. Every controller event it took has then been judged.
