@@ -263,8 +263,13 @@ const notSeenStart = "the monitor did not see this round start; cards dealt befo
 
 // unfinished says why round r is plainly still being dealt, or "" when it
 // may be over: a player hand is still standing while the dealer has no
-// card yet, the hole card still face down, or a total the rules say the
-// dealer must draw on.
+// card yet, only the up card (the initial deal, or, on a table without a
+// hole card, the players still taking cards), the hole card still face
+// down (the players still taking cards), or a total the rules say the
+// dealer must draw on. The dealer plays last, so while the players take
+// cards the dealer's hand shows it; a player hand of one card beside a
+// dealer's hand played out is a card the camera missed (a doubt on the
+// round), not a round still being dealt.
 func (p *Pipeline) unfinished(r tracker.Round) string {
 	standing := false
 	for _, s := range r.Seats {
@@ -277,6 +282,8 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 		return ""
 	case len(r.Dealer) == 0:
 		return "the dealer has no card yet"
+	case len(r.Dealer) == 1:
+		return "the dealer holds only the up card: the players are still taking cards"
 	case slices.ContainsFunc(r.Dealer, func(c tracker.Card) bool { return c.FaceDown }):
 		return "the dealer's hole card is still face down"
 	}

@@ -169,6 +169,17 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			f.clear()
 			f.event(end) // the real one, too late to end anything
 		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+		{"an early game_end while the players take cards, no hole card", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.event(end) // seat 4 may still hit: the dealer has played nothing
+			f.lay("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35)
+			f.clear()
+		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
 		{"an early game_end while the dealer must draw", func(f *felt) {
 			f.event(start, wager)
 			f.lay("TS", seat4[0])
