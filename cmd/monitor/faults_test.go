@@ -113,7 +113,7 @@ func TestLiveBrokerKilledMidRound(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, stderr.String())
 		}
 	}
-	t.Logf("tried: Mosquitto SIGKILLed in round 1000 (no persistence), 2 payouts lost; survived: reconnected in %v, %d alerts (clean run %d), %d twice, %d sure false, round 1000 doubts %s; round 1001 compared with the clean run: %v",
+	t.Logf("tried: Mosquitto SIGKILLed in round 1000 (no persistence), 2 payouts and the game_end lost; survived: reconnected in %v, %d alerts (clean run %d), %d twice, %d sure false, round 1000 doubts %s; round 1001 compared with the clean run: %v",
 		reconnect.Round(time.Millisecond), len(got), len(clean), dups, sureFalse, doubts, secondClean)
 }
 
