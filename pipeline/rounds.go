@@ -20,7 +20,11 @@ import (
 // (it started, or the camera came back, mid-round) closes the round being
 // rebuilt under the controller's id, with a doubt that makes its alerts
 // review. Entries that cannot be judged against cards are judged as
-// unjudged, with the reason, never dropped.
+// unjudged, with the reason, never dropped. Entries that break the
+// dealer's procedure are alerts of their own, and are not obeyed where
+// obeying them would cut a round short: a game_end while the round is
+// plainly still being dealt (end), a game_start inside the round in play
+// (startInside).
 func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 	p.frame = max(p.frame, frame)
 	switch e.Type {
