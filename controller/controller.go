@@ -6,7 +6,8 @@
 //	{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":21.0,"seq":1207}
 //
 // seq, when there, numbers the table's events; a repeated seq is a re-send
-// (Dedup).
+// (Dedup). A Journal keeps the events a live monitor took on disk until
+// their round is judged, so that a restart mid-round loses none.
 // An event's time is either t, seconds from the first frame of the video,
 // or ts, an RFC 3339 timestamp. A payout amount is the win, not counting
 // the wager returned.

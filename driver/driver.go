@@ -141,6 +141,11 @@ func New(cfg Config, sink Sink) *Driver {
 // most); an event with neither is applied as it arrives.
 func (d *Driver) Put(e controller.Event) { d.inbox.put(e) }
 
+// Held is the number of controller events put and not yet applied: in
+// the inbox, or held until their time. The sink may call it; nothing else
+// but Run's goroutine may.
+func (d *Driver) Held() int { return d.inbox.len() + len(d.q.pending) }
+
 // Run reads the source until it ends (the round in play is then judged
 // with what was seen; events still held lie past the last frame and are
 // left), or ctx ends (see Config.Drain), or the source or the sink fails.

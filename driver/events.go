@@ -24,10 +24,12 @@ func (b *inbox) put(e controller.Event) {
 	b.mu.Unlock()
 }
 
-func (b *inbox) empty() bool {
+func (b *inbox) empty() bool { return b.len() == 0 }
+
+func (b *inbox) len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.events) == 0
+	return len(b.events)
 }
 
 func (b *inbox) take() []controller.Event {

@@ -127,9 +127,18 @@ type Pipeline struct {
 	// startUnseen are the rounds whose game_start the monitor did not see:
 	// their wagers may have been entered before it began watching.
 	startUnseen map[string]bool
-	frame       int // the latest frame seen or event applied
-	last        Timings
-	cutter      *classify.Cropper // made by the first CutCrop
+	// next is the round of a game_start that came while current was
+	// still open: it begins once current is over (see start).
+	next string
+	// held is current's round as the tracker closed it, the table cleared,
+	// while next waits: it is judged at its own game_end, or with a doubt
+	// once the next round's first card is counted.
+	held *tracker.Round
+	// inside counts the game_starts that came inside each open round.
+	inside map[string]int
+	frame  int // the latest frame seen or event applied
+	last   Timings
+	cutter *classify.Cropper // made by the first CutCrop
 	// stats holds the work of the detectors closed so far, one for each
 	// calibration.
 	stats Stats
@@ -215,6 +224,7 @@ func New(cfg Config) (*Pipeline, error) {
 		entries:     map[string][]controller.Event{},
 		early:       map[string]int{},
 		startUnseen: map[string]bool{},
+		inside:      map[string]int{},
 	}, nil
 }
 
@@ -284,7 +294,7 @@ func (p *Pipeline) Frame(mat gocv.Mat, index int, t float64) (vision.Frame, []Re
 	t1 := time.Now()
 	rounds := p.trk.Observe(obs)
 	t2 := time.Now()
-	res := p.finish(rounds)
+	res := p.observed(rounds, index)
 	p.last = Timings{Vision: t1.Sub(t0), Tracker: t2.Sub(t1), Reconcile: time.Since(t2)}
 	return obs, res, nil
 }

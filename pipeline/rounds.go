@@ -20,14 +20,24 @@ import (
 // (it started, or the camera came back, mid-round) closes the round being
 // rebuilt under the controller's id, with a doubt that makes its alerts
 // review. Entries that cannot be judged against cards are judged as
-// unjudged, with the reason, never dropped.
+// unjudged, with the reason, never dropped. Entries that break the
+// dealer's procedure are alerts of their own, and are not obeyed where
+// obeying them would cut a round short: a game_end while the round is
+// plainly still being dealt (end), a game_start inside the round in play
+// (startInside).
 func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 	p.frame = max(p.frame, frame)
 	switch e.Type {
 	case controller.GameStart:
-		return p.start(e.Round, frame)
+		return p.gameStart(e.Round, frame)
 	case controller.GameEnd:
-		return p.end(e.Round, frame)
+		var out []Result
+		if p.held != nil && e.Round != p.held.ID {
+			// Another round ends: the held one's game_end is not coming.
+			out = append(p.release(frame), p.advance(frame)...)
+		}
+		out = append(out, p.end(e.Round, frame)...)
+		return append(out, p.advance(frame)...)
 	}
 	id := e.Round
 	if id == "" {
@@ -59,9 +69,28 @@ func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 // to finish.
 const maxPending = 16
 
-// start opens round id. A game_start inside a round the controller opened
-// and never ended is an alert of its own; that round is judged as it
-// stands. A game_start for a round already judged is ignored.
+// gameStart takes a game_start. A re-send of one already taken (the held
+// round's, or the one waiting to begin) changes nothing. Any other
+// game_start supersedes the one waiting, and ends the wait for the held
+// round's game_end.
+func (p *Pipeline) gameStart(id string, frame int) []Result {
+	if id == p.next || p.held != nil && id == p.held.ID {
+		return nil
+	}
+	var out []Result
+	if p.held != nil {
+		out = p.release(frame)
+		p.next = ""
+	}
+	out = append(out, p.start(id, frame)...)
+	return append(out, p.advance(frame)...)
+}
+
+// start opens round id. A game_start for a round already judged is
+// ignored. One that comes while the controller's round in play is being
+// dealt (startInside) does not cut it short; with nothing of the open
+// round on the felt, its entries are judged without cards, and the
+// game_start is an alert of its own unless the open round's game_end came.
 func (p *Pipeline) start(id string, frame int) []Result {
 	if slices.Contains(p.judged, id) {
 		return nil // a re-send of a round's game_start, once it is over
@@ -75,16 +104,110 @@ func (p *Pipeline) start(id string, frame int) []Result {
 		return p.finish(p.trk.StartRound(id, frame))
 	}
 	open := p.current
+	if open != "" && p.inPlay(open) {
+		return p.startInside(open, id, frame)
+	}
 	ended := p.early[open] > 0 // its game_end came, early
 	out := p.finish(p.trk.StartRound(id, frame))
 	if open != "" && !ended {
+		a := p.insideAlert(open, id, frame, "no card of it was seen, so its entries are judged without cards")
 		out = append(out, p.judgeWithoutCards(open, frame, fmt.Sprintf("a game_start for round %s came before this round's game_end", id))...)
-		a := p.rec.ProcedureAlert(open, frame, alerts.StartInOpenRound, 1,
-			fmt.Sprintf("game_start for round %s while round %s was open: its game_end never came", id, open))
-		out = append(out, Result{Round: tracker.Round{ID: open, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}})
+		out = append(out, a)
 	}
 	p.current = id
 	return out
+}
+
+// inPlay reports whether the tracker holds round open in play: a round
+// with cards on it, or one the controller has made entries for.
+func (p *Pipeline) inPlay(open string) bool {
+	snap, ok := p.trk.Snapshot()
+	return ok && (len(snap.Dealer) > 0 || len(snap.Seats) > 0 || len(p.entries[open]) > 0)
+}
+
+// startInside takes a game_start for round id while round open is being
+// dealt and its game_end has not come (or came early). Obeying it would
+// cut the open round short or give its cards another round's entries, so
+// a forged game_start could turn sure alerts into doubtful ones: the open
+// round goes on as it stands, to be judged at its game_end, and id begins
+// once it is over (Pipeline.next). Where the open round's game_end was
+// lost (a broker gap), the table cleared ends it instead (hold), and it is
+// judged, with a doubt, once the next round's first card comes (release).
+func (p *Pipeline) startInside(open, id string, frame int) []Result {
+	if snap, _ := p.trk.Snapshot(); snap.ID != open {
+		// A round the tracker opened itself, from the cards in view.
+		p.trk.Claim(open, notSeenStart)
+		p.startUnseen[open] = true
+	}
+	p.trk.EndWhenCleared()
+	p.next = id
+	if p.early[open] > 0 {
+		return nil // the controller did end it, early: that alert is raised
+	}
+	return []Result{p.insideAlert(open, id, frame, fmt.Sprintf("it goes on, and round %s begins once it is over", id))}
+}
+
+// insideAlert is the procedure alert on a game_start for round id that
+// came while round open had had no game_end.
+func (p *Pipeline) insideAlert(open, id string, frame int, then string) Result {
+	p.inside[open]++
+	a := p.rec.ProcedureAlert(open, frame, alerts.StartInOpenRound, p.inside[open],
+		fmt.Sprintf("game_start for round %s while round %s was open: its game_end had not come; %s", id, open, then))
+	return Result{Round: tracker.Round{ID: open, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}}
+}
+
+// hold keeps back the round in play when the tracker closed it (the table
+// cleared) while a game_start waits for it to be over and its game_end
+// has not come: it is judged at that game_end, if it comes before the
+// next round's first card, as it would have been without the early
+// game_start.
+func (p *Pipeline) hold(rounds []tracker.Round) []tracker.Round {
+	if p.next == "" {
+		return rounds
+	}
+	return slices.DeleteFunc(rounds, func(rd tracker.Round) bool {
+		if rd.ID != p.current || p.early[rd.ID] > 0 || p.held != nil {
+			return false
+		}
+		p.held = &rd
+		return true
+	})
+}
+
+// release judges the held round: its game_end never came.
+func (p *Pipeline) release(frame int) []Result {
+	rd := *p.held
+	p.held = nil
+	next := "another round"
+	if p.next != "" {
+		next = "round " + p.next
+	}
+	rd.Doubts = append(rd.Doubts, fmt.Sprintf("its game_end never came: a game_start for %s came while it was open, and the table was cleared (frame %d); entries made for it since are not in it", next, rd.EndFrame))
+	return p.finish([]tracker.Round{rd})
+}
+
+// advance begins the round whose game_start came while another was open,
+// once no round is in play.
+func (p *Pipeline) advance(frame int) []Result {
+	if p.current != "" || p.held != nil || p.next == "" {
+		return nil
+	}
+	id := p.next
+	p.next = ""
+	return p.start(id, frame)
+}
+
+// observed judges the rounds the tracker finished at a frame, holding
+// back the one whose game_end may still come (hold), and judges the held
+// round once the next round's first card has been counted.
+func (p *Pipeline) observed(rounds []tracker.Round, frame int) []Result {
+	out := p.finish(p.hold(rounds))
+	if p.held != nil {
+		if snap, ok := p.trk.Snapshot(); ok && (len(snap.Dealer) > 0 || len(snap.Seats) > 0) {
+			out = append(out, p.release(frame)...)
+		}
+	}
+	return append(out, p.advance(frame)...)
 }
 
 // end closes round id, as the controller's game_end says, unless the round
@@ -95,6 +218,15 @@ func (p *Pipeline) start(id string, frame int) []Result {
 func (p *Pipeline) end(id string, frame int) []Result {
 	if slices.Contains(p.judged, id) {
 		return nil // judged already: this game_end comes too late
+	}
+	if p.held != nil {
+		// The held round's own game_end (Event released any other).
+		rd := *p.held
+		p.held = nil
+		return p.finish([]tracker.Round{rd})
+	}
+	if id == p.next {
+		p.next = "" // it ends before it began: the cards in play are its
 	}
 	snap, ok := p.trk.Snapshot()
 	if !ok {
@@ -135,8 +267,13 @@ const notSeenStart = "the monitor did not see this round start; cards dealt befo
 
 // unfinished says why round r is plainly still being dealt, or "" when it
 // may be over: a player hand is still standing while the dealer has no
-// card yet, the hole card still face down, or a total the rules say the
-// dealer must draw on.
+// card yet, only the up card (the initial deal, or, on a table without a
+// hole card, the players still taking cards), the hole card still face
+// down (the players still taking cards), or a total the rules say the
+// dealer must draw on. The dealer plays last, so while the players take
+// cards the dealer's hand shows it; a player hand of one card beside a
+// dealer's hand played out is a card the camera missed (a doubt on the
+// round), not a round still being dealt.
 func (p *Pipeline) unfinished(r tracker.Round) string {
 	standing := false
 	for _, s := range r.Seats {
@@ -149,6 +286,8 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 		return ""
 	case len(r.Dealer) == 0:
 		return "the dealer has no card yet"
+	case len(r.Dealer) == 1:
+		return "the dealer holds only the up card: the players are still taking cards"
 	case slices.ContainsFunc(r.Dealer, func(c tracker.Card) bool { return c.FaceDown }):
 		return "the dealer's hole card is still face down"
 	}
@@ -205,15 +344,20 @@ func (p *Pipeline) judgeWithoutCards(id string, frame int, why string) []Result 
 // shutdown, and reconciles it; the entries of every other round still
 // waiting for its game_end are judged without cards.
 func (p *Pipeline) Flush() []Result {
+	var out []Result
+	if p.held != nil {
+		out = p.release(p.frame)
+	}
+	out = append(out, p.advance(p.frame)...)
 	if snap, ok := p.trk.Snapshot(); ok && p.current != "" && snap.ID != p.current {
 		p.trk.Claim(p.current, notSeenStart)
 		p.startUnseen[p.current] = true
 	}
-	out := p.finish(p.trk.Flush())
+	out = append(out, p.finish(p.trk.Flush())...)
 	for _, id := range slices.Clone(p.order) {
 		out = append(out, p.judgeWithoutCards(id, p.frame, "the monitor stopped before this round's game_end")...)
 	}
-	p.current = ""
+	p.current, p.next = "", ""
 	return out
 }
 
@@ -226,6 +370,20 @@ func (r Result) Rebuilt() bool { return len(r.Round.Seats) > 0 }
 // Pending is the number of rounds whose controller events wait for the
 // round to finish.
 func (p *Pipeline) Pending() int { return len(p.entries) }
+
+// Holds reports whether the pipeline still holds something of round id:
+// in play, waiting to begin or to be judged, or entries kept for it.
+func (p *Pipeline) Holds(id string) bool {
+	_, kept := p.entries[id]
+	return kept || id == p.current || id == p.next || p.held != nil && p.held.ID == id
+}
+
+// Idle reports whether the pipeline holds nothing of the controller's
+// rounds: none in play, none waiting to begin or to be judged, no entry
+// kept. Every controller event it took has then been judged.
+func (p *Pipeline) Idle() bool {
+	return p.current == "" && p.next == "" && p.held == nil && len(p.entries) == 0
+}
 
 func (p *Pipeline) finish(rounds []tracker.Round) []Result {
 	if len(rounds) == 0 {
@@ -253,6 +411,7 @@ func (p *Pipeline) forget(id string) {
 	delete(p.entries, id)
 	delete(p.early, id)
 	delete(p.startUnseen, id)
+	delete(p.inside, id)
 	p.order = slices.DeleteFunc(p.order, func(o string) bool { return o == id })
 	if !slices.Contains(p.judged, id) {
 		p.judged = append(p.judged, id)

@@ -54,7 +54,7 @@ func (f *felt) clear() { f.on = nil; f.wait(2) }
 func (f *felt) wait(seconds float64) {
 	for range int(seconds * 25) {
 		fr := vision.Frame{Index: f.frame, Time: float64(f.frame) / 25, Cards: append([]vision.Observation(nil), f.on...)}
-		f.got = append(f.got, f.p.finish(f.p.trk.Observe(fr))...)
+		f.got = append(f.got, f.p.observed(f.p.trk.Observe(fr), fr.Index)...)
 		f.frame++
 	}
 }
@@ -86,6 +86,22 @@ func dealRound(f *felt) {
 	f.turn("7H", dealer[1])
 	f.lay("2S", dealer[2])
 }
+
+// nextRound plays round 1001 as round 1000 is dealt, its 21+3 underpaid
+// too; its game_start may have come already.
+func nextRound(f *felt) {
+	f.event(start1001, wager1001)
+	dealRound(f)
+	f.event(paid1001, end1001)
+	f.clear()
+}
+
+const (
+	start1001 = `{"type":"game_start","round":"1001"}`
+	wager1001 = `{"type":"wager","round":"1001","seat":4,"bet":"21+3","amount":5}`
+	paid1001  = `{"type":"payout","round":"1001","seat":4,"bet":"21+3","amount":35}`
+	end1001   = `{"type":"game_end","round":"1001"}`
+)
 
 const (
 	wager  = `{"type":"wager","round":"1000","seat":4,"bet":"21+3","amount":5}`
@@ -153,6 +169,17 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			f.clear()
 			f.event(end) // the real one, too late to end anything
 		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+		{"an early game_end while the players take cards, no hole card", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.event(end) // seat 4 may still hit: the dealer has played nothing
+			f.lay("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35)
+			f.clear()
+		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
 		{"an early game_end while the dealer must draw", func(f *felt) {
 			f.event(start, wager)
 			f.lay("TS", seat4[0])
@@ -171,7 +198,8 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			f.lay("7H", dealer[1])
 			f.event(end)
 			f.lay("2S", dealer[2])
-			f.event(paid35, `{"type":"game_start","round":"1001"}`)
+			f.event(paid35, start1001) // no alert: its game_end came
+			f.clear()
 		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
 		{"a payout sent twice", func(f *felt) {
 			f.event(start, wager)
@@ -188,12 +216,78 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			dealRound(f)
 			f.event(paid35, end, start, end)
 		}, "1000:underpaid:mismatch", "1000"},
-		{"a game_start inside an open round", func(f *felt) {
+		{"a game_start inside an open round, then its game_end", func(f *felt) {
+			// The dealer started round 1001 without ending 1000, and dealt
+			// it: the cards are 1001's, as its game_end says.
 			f.event(start, wager)
-			f.event(`{"type":"game_start","round":"1001"}`)
+			f.event(start1001)
 			dealRound(f)
-			f.event(`{"type":"game_end","round":"1001"}`)
-		}, "1000:unjudged:review 1000:procedure:review:game_start_in_open_round", "1001"},
+			f.event(end1001)
+		}, "1000:procedure:review:game_start_in_open_round 1000:unjudged:review", "1001"},
+		{"a forged game_start mid-round", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.event(start1001)
+			f.lay("8D", seat4[1])
+			f.lay("XX", dealer[1])
+			f.turn("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35)
+			f.clear()
+			f.event(end)
+			nextRound(f)
+		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+		{"a forged game_start as the table is cleared, the game_end late", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, start1001)
+			f.clear() // the tracker closes the round here; it waits for its game_end
+			f.event(end)
+			nextRound(f)
+		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+		{"a forged game_start after the table is cleared", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35)
+			f.clear()
+			f.event(start1001)
+			f.wait(1)
+			f.event(end)
+			nextRound(f)
+		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+		{"a forged game_start naming another round", func(f *felt) {
+			f.event(start, wager)
+			f.lay("TS", seat4[0])
+			f.event(`{"type":"game_start","round":"9999"}`)
+			f.lay("9C", dealer[0])
+			f.lay("8D", seat4[1])
+			f.lay("XX", dealer[1])
+			f.turn("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35, end)
+			f.clear()
+			nextRound(f)
+		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 9999:procedure:review:game_start_in_open_round 1001:underpaid:mismatch", "1000 1001"},
+		{"a game_end lost in a broker gap", func(f *felt) {
+			// The table is cleared, the next round starts: the round is
+			// judged once the next one's first card comes, with a doubt.
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35)
+			f.clear()
+			nextRound(f)
+		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:review 1001:underpaid:mismatch", "1000 1001"},
+		{"a game_end lost, the next round dealt at once", func(f *felt) {
+			f.event(start, wager)
+			dealRound(f)
+			f.event(paid35, start1001) // the cards still on the felt
+			f.on = nil
+			f.wait(1.2) // swept, but not long enough to call the table cleared
+			f.event(wager1001)
+			dealRound(f)
+			f.event(paid1001, end1001)
+		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:review 1001:underpaid:mismatch", "1000 1001"},
 		{"game_start and game_end name two rounds", func(f *felt) {
 			f.event(`{"type":"game_start","round":"999"}`, `{"type":"wager","round":"999","seat":4,"bet":"21+3","amount":5}`)
 			dealRound(f)
@@ -210,8 +304,8 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			f := &felt{tb: t, p: newPipeline(t)}
 			tt.play(f)
 			f.got = append(f.got, f.p.Flush()...)
-			if n := len(f.p.early) + len(f.p.startUnseen) + len(f.p.entries); n != 0 {
-				t.Errorf("%d things held for rounds after Flush", n)
+			if n := len(f.p.early) + len(f.p.startUnseen) + len(f.p.entries) + len(f.p.inside); n != 0 || !f.p.Idle() {
+				t.Errorf("%d things held for rounds after Flush; idle %v", n, f.p.Idle())
 			}
 			rs := f.results()
 			gotAlerts, gotRounds := kinds(rs)

@@ -191,8 +191,12 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	// of StableFrames: a card still needs two sightings to count.
 	t.span = min(max(f.Index-t.frame, 1), max(1, (t.cfg.StableFrames+1)/2))
 	t.frame = f.Index
-	t.match(f)
 	var out []Round
+	if len(f.Cards) > 0 && t.swept(f.Index) {
+		// Cards after the round's own were all swept: the next round's.
+		out = append(out, t.close(f.Index, ""))
+	}
+	t.match(f)
 	var due []*track
 	for _, tr := range t.tracks {
 		if !tr.confirmed && !tr.stale && f.Index-tr.stillSince+t.span >= t.cfg.StableFrames && tr.seen >= t.cfg.StableFrames && tr.lastSeen == f.Index && t.readable(tr) {
@@ -229,6 +233,22 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 		out = append(out, t.close(f.Index, ""))
 	}
 	return out
+}
+
+// swept reports whether the open round is one that ends when the table
+// is cleared (EndWhenCleared) and none of its cards has been seen for
+// LostFrames: cards seen now are the next round's, though the felt lay
+// empty for less than ClearFrames.
+func (t *Tracker) swept(frame int) bool {
+	if t.round == nil || !t.round.untilCleared || len(t.round.order) == 0 {
+		return false
+	}
+	for _, tr := range t.round.order {
+		if frame-tr.lastSeen <= t.cfg.LostFrames {
+			return false
+		}
+	}
+	return true
 }
 
 // match continues tracks with the nearest observations.

@@ -23,6 +23,7 @@ import (
 	"bjmonitor/pipeline"
 	"bjmonitor/publish"
 	"bjmonitor/sdnotify"
+	"bjmonitor/tracker"
 	"bjmonitor/vision"
 )
 
@@ -94,16 +95,18 @@ type live struct {
 	drv      *driver.Driver // holds the controller's events until their time
 	lastWarn time.Time      // of a frame not read
 	gaps     brokerGaps     // the broker connection's gaps, for the rounds they doubt
+	jn       *journal       // the controller events taken and not yet judged, on disk
 	alive    *sdnotify.Supervisor
 
 	dedupMu sync.Mutex
 	dedup   controller.Dedup // the controller's seqs seen lately
 }
 
-// onController hands one controller message, parsed, to the frame loop.
+// onController hands one controller message, parsed, to the frame loop,
+// journaled first: the broker takes its acknowledgement once this returns.
 func (l *live) onController(payload []byte) {
 	if e, ok := l.parseController(payload); ok {
-		l.drv.Put(e)
+		l.jn.take(e)
 	}
 }
 
@@ -193,7 +196,16 @@ func (l *live) run(ctx context.Context) error {
 	if err := os.MkdirAll(cfg.MQTT.Outbox, 0o750); err != nil {
 		return fmt.Errorf("mqtt.outbox: %w", err)
 	}
-	var err error
+	// The journal's events go to the frame loop before the broker
+	// delivers any: they came first.
+	l.dedupMu.Lock()
+	jn, err := openJournal(cfg.MQTT.Outbox, l.drv, &l.dedup, l.met, l.log)
+	l.dedupMu.Unlock()
+	if err != nil {
+		return err
+	}
+	l.jn = jn
+	defer jn.close()
 	if l.pub, err = publish.New(pc); err != nil {
 		return err
 	}
@@ -268,7 +280,7 @@ func (l *live) newDriver() *driver.Driver {
 			if err != nil {
 				return nil, err
 			}
-			pc.Doubts = l.gaps.doubts
+			pc.Doubts = func(r tracker.Round) []string { return append(l.gaps.doubts(r), l.jn.doubts(r)...) }
 			return pipeline.New(pc)
 		},
 		FPS: l.cfg.Live.FPS, GuessFPS: 25, AnalysisFPS: l.cfg.Vision.AnalysisFPS,
@@ -308,6 +320,7 @@ func (l *live) Frame(at driver.At, f driver.Frame) error {
 	l.gaps.frame(at.Index, f.Time)
 	l.met.dropped.Add(float64(f.Dropped))
 	l.met.pipeline(at.Pipeline.Stats())
+	l.jn.settle(at.Pipeline, nil)
 	if l.ev != nil {
 		if err := l.ev.Add(f.Mat, at.T); err != nil {
 			l.met.evidenceErr.Inc()
@@ -378,5 +391,6 @@ func (l *live) Results(ctx context.Context, now driver.At, results []pipeline.Re
 			printAlert(l.stdout, a)
 		}
 	}
+	l.jn.settle(pl, results)
 	return nil
 }

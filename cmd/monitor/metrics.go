@@ -36,6 +36,7 @@ type metrics struct {
 	alerts                     *prometheus.CounterVec
 	sentRecords                *prometheus.CounterVec
 	controller                 *prometheus.CounterVec
+	journal                    *prometheus.CounterVec
 	evidenceErr                prometheus.Counter
 	zones, crops               prometheus.Counter
 	// seen is the pipeline's work counted so far: the counters above
@@ -80,6 +81,8 @@ func newMetrics(g gauges) *metrics {
 			Help: "Round, outcome and alert records the broker has acknowledged, by type."}, []string{"type"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
 			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated: a seq seen already, too_large: over 64 KiB)."}, []string{"result"}),
+		journal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_journal_total",
+			Help: "The controller journal's events, by result (replayed: taken again at start; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 		zones: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "zones_read_total",
@@ -87,7 +90,7 @@ func newMetrics(g gauges) *metrics {
 		crops: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "crops_read_total",
 			Help: "Card corner crops the model read (the others kept an earlier reading)."}),
 	}
-	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.sentRecords, m.controller, m.evidenceErr,
+	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.sentRecords, m.controller, m.journal, m.evidenceErr,
 		m.zones, m.crops,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "outbox_depth",
 			Help: "Results waiting for the broker."}, g.outboxDepth),
@@ -111,6 +114,9 @@ func newMetrics(g gauges) *metrics {
 	m.reconcile = m.stage.WithLabelValues("reconcile")
 	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large"} {
 		m.controller.WithLabelValues(r)
+	}
+	for _, r := range []string{"replayed", "skipped", "unwritten", "dropped"} {
+		m.journal.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
 		m.skipped.WithLabelValues(r)

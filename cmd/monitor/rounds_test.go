@@ -43,13 +43,15 @@ func cleanSeverities(t *testing.T, name string) map[string]string {
 // a round, a round with no seats, or a null list.
 type received struct {
 	severity map[string]string
+	kind     map[string]string
 	count    map[string]int
 	rounds   []string
+	doubts   map[string][]string // by round
 }
 
 func receive(t *testing.T, msgs []mqtttest.Message) received {
 	t.Helper()
-	r := received{severity: map[string]string{}, count: map[string]int{}}
+	r := received{severity: map[string]string{}, kind: map[string]string{}, count: map[string]int{}, doubts: map[string][]string{}}
 	for _, m := range msgs {
 		kind := m.Topic[strings.LastIndexByte(m.Topic, '/')+1:]
 		if kind != "alert" && kind != "round" && kind != "outcome" {
@@ -59,8 +61,9 @@ func receive(t *testing.T, msgs []mqtttest.Message) received {
 			t.Errorf("%s record with a null: %.300s", kind, m.Payload)
 		}
 		var rec struct {
-			ID, Round, Severity string
-			Seats               []json.RawMessage
+			ID, Round, Severity, Kind string
+			Seats                     []json.RawMessage
+			Doubts                    []string
 		}
 		if err := json.Unmarshal([]byte(m.Payload), &rec); err != nil {
 			t.Fatalf("%s record: %v: %.200s", kind, err, m.Payload)
@@ -71,12 +74,14 @@ func receive(t *testing.T, msgs []mqtttest.Message) received {
 		switch kind {
 		case "alert":
 			r.severity[rec.ID] = rec.Severity
+			r.kind[rec.ID] = rec.Kind
 			r.count[rec.ID]++
 		case "round":
 			if len(rec.Seats) == 0 {
 				t.Errorf("round %q published with no seats", rec.Round)
 			}
 			r.rounds = append(r.rounds, rec.Round)
+			r.doubts[rec.Round] = rec.Doubts
 		}
 	}
 	return r
@@ -169,9 +174,11 @@ func encode(t *testing.T, es []map[string]any) []string {
 // what a persistent QoS 1 subscriber received against the clean run: a
 // forged game_end in the middle of round 1000 (the dealer on 16, still to
 // draw), a top-up payout on an underpaid bet, a second payout on a bet
-// paid right, and a re-sent event (a seq seen before). Every clean alert
-// arrives once with its severity: the forged game_end turns no sure alert
-// into a doubtful one. Each breach is one procedure alert, for review;
+// paid right, a re-sent event (a seq seen before), and a game_start in the
+// middle of each round (one naming the next round, one a round that never
+// comes). Every clean alert arrives once with its severity: neither the
+// forged game_end nor the forged game_starts turn a sure alert into a
+// doubtful one, cut a round short or publish a round twice. Each breach is one procedure alert, for review;
 // the re-sent event is skipped and counted.
 func TestReplayForgedEntries(t *testing.T) {
 	if testing.Short() {
@@ -187,6 +194,10 @@ func TestReplayForgedEntries(t *testing.T) {
 		map[string]any{"type": "game_end", "round": "1000", "t": 10.0, "seq": 1000},
 		map[string]any{"type": "payout", "round": "1000", "seat": 2, "bet": "potofgold", "amount": 46, "t": 18.7, "seq": 1001},
 		map[string]any{"type": "payout", "round": "1001", "seat": 6, "bet": "21+3", "amount": 18, "t": 31.3, "seq": 1002},
+		// game_starts inside open rounds: one naming the next round, one
+		// naming a round that never comes.
+		map[string]any{"type": "game_start", "round": "1001", "t": 5.0, "seq": 1003},
+		map[string]any{"type": "game_start", "round": "9999", "t": 30.0, "seq": 1004},
 	)
 	for _, e := range es {
 		if e["type"] == "payout" && e["round"] == "1001" && e["seat"] == 6.0 && e["bet"] == "21+3" {
@@ -217,6 +228,8 @@ func TestReplayForgedEntries(t *testing.T) {
 		name + ":1000:0::procedure:early_game_end",
 		name + ":1000:2:potofgold:procedure:extra_payout:2",
 		name + ":1001:6:21+3:procedure:extra_payout:2",
+		name + ":1000:0::procedure:game_start_in_open_round",
+		name + ":1001:0::procedure:game_start_in_open_round",
 	}
 	compare(t, got, cleanSeverities(t, name), func(string) bool { return true }, extra)
 	for _, id := range extra {
@@ -227,7 +240,7 @@ func TestReplayForgedEntries(t *testing.T) {
 	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
 		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
 	}
-	t.Logf("tried: a forged game_end, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
+	t.Logf("tried: a forged game_end, two forged game_starts, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
 		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
 }
 
@@ -238,10 +251,14 @@ func TestReplayForgedEntries(t *testing.T) {
 // broker. A persistent QoS 1 subscriber counts what arrived against the
 // clean run: round 1001, seen whole, has the clean run's alerts exactly;
 // round 1000 is judged under the controller's id, not one the restarted
-// monitor made up, and each clean alert's seat and bet has an alert, for
-// review (the restarted monitor lost the wagers with the killed one, and
-// did not see the round start); nothing arrives twice, no round without
-// an id or seats, no alert without a round, no sure alert that is false.
+// monitor made up, with every entry: the game_start and wagers the killed
+// monitor took come back from its journal, so no wager goes out
+// unjudged. Each clean alert's seat and bet has an alert, for review,
+// with a doubt naming the restart (the restarted monitor saw the round's
+// cards only from the restart: a split made before it is not known);
+// nothing arrives twice, no round without an id or seats, no alert
+// without a round, no sure alert that is false. Once both rounds are
+// published, the journal is empty.
 func TestLiveKilledMidRound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the live monitor over a video")
@@ -296,19 +313,41 @@ func TestLiveKilledMidRound(t *testing.T) {
 
 	env2 := append(env, "MONITOR_LIVE_SOURCE="+rest)
 	cmd2, out2 := monitorProcess(t, env2, args...)
-	waitMetric(t, metricsURL, 5*time.Minute, "two rounds judged", func(m map[string]float64) bool {
+	m := waitMetric(t, metricsURL, 5*time.Minute, "two rounds judged", func(m map[string]float64) bool {
 		return m["bjmonitor_rounds_total"] >= 2
 	})
+	if n := m[`bjmonitor_controller_journal_total{result="replayed"}`]; n != float64(len(before)) {
+		t.Errorf("%v events replayed from the journal, want the %d the killed monitor took", n, len(before))
+	}
 	step("both rounds judged")
 	cmd2.Process.Signal(syscall.SIGTERM)
 	if err := cmd2.Wait(); err != nil {
 		t.Errorf("the monitor did not stop cleanly: %v\n%s", err, out2.String())
 	}
 	got := receive(t, watch.Messages(2*time.Second))
-	compare(t, got, cleanSeverities(t, table), func(round string) bool { return round != "1000" }, nil)
+	clean := cleanSeverities(t, table)
+	compare(t, got, clean, func(round string) bool { return round != "1000" }, nil)
 	sort.Strings(got.rounds)
 	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
 		t.Errorf("rounds received %v, want %s", got.rounds, want)
+	}
+	same := 0
+	for id, kind := range got.kind {
+		if kind == "unjudged" {
+			t.Errorf("alert %s: a wager went unjudged, though the journal kept every entry", id)
+		}
+		if strings.Contains(id, ":1000:") && got.severity[id] != "review" {
+			t.Errorf("alert %s of the round the restart cut is %s, want review", id, got.severity[id])
+		}
+		if clean[id] != "" && strings.Contains(id, ":1000:") {
+			same++
+		}
+	}
+	if d := strings.Join(got.doubts["1000"], "; "); !strings.Contains(d, "restarted during this round") {
+		t.Errorf("round 1000's doubts %q do not name the restart", d)
+	}
+	if b, err := os.ReadFile(filepath.Join(envValue(env, "MONITOR_MQTT_OUTBOX"), journalFile)); err != nil || len(b) != 0 {
+		t.Errorf("the journal after both rounds were published: %q, %v; want it empty", b, err)
 	}
 	if t.Failed() {
 		for id, sev := range got.severity {
@@ -316,5 +355,22 @@ func TestLiveKilledMidRound(t *testing.T) {
 		}
 		t.Logf("first run:\n%s\nafter the restart:\n%s", out.String(), out2.String())
 	}
-	t.Logf("tried: SIGKILL %.0f s into the sample, in round 1000, restart on the rest of the video; received %d alerts, rounds %v", cut, len(got.count), got.rounds)
+	clean1000 := 0
+	for id := range clean {
+		if strings.Contains(id, ":1000:") {
+			clean1000++
+		}
+	}
+	t.Logf("tried: SIGKILL %.0f s into the sample, in round 1000, restart on the rest of the video; received %d alerts, rounds %v; round 1000: %d of the clean run's %d alerts under the same id, all for review, none unjudged",
+		cut, len(got.count), got.rounds, same, clean1000)
+}
+
+// envValue is the value of key in an environment list.
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }

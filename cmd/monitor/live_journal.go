@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"bjmonitor/controller"
+	"bjmonitor/driver"
+	"bjmonitor/pipeline"
+	"bjmonitor/tracker"
+)
+
+// journalFile is the controller journal's name in the outbox directory.
+const journalFile = "controller.journal"
+
+// journal keeps on disk the controller events the live monitor has taken
+// and not yet judged (controller.Journal), so that a monitor killed in
+// the middle of a round, started again, judges the round with every entry
+// it had: its game_start and wagers are in no broker's queue any more.
+type journal struct {
+	// mu makes journaling an event and handing it to the frame loop one
+	// step, and so clearing the journal while the loop holds nothing: an
+	// event journaled is then always one the loop holds.
+	mu  sync.Mutex
+	j   *controller.Journal
+	drv *driver.Driver
+	met *metrics
+	log *slog.Logger
+	// replayed are the rounds whose events were replayed at start; they
+	// are read and written on the frame loop's goroutine only.
+	replayed map[string]bool
+	failing  bool // an append failed (logged once until one succeeds)
+	dropped  int  // the journal's Dropped, as last counted
+}
+
+// openJournal opens the journal in the outbox directory and hands the
+// events it holds to the frame loop, ahead of any the broker delivers, in
+// the order they came; their seqs join dedup, so that a re-delivery of one
+// is skipped. Their times are dropped: t counted from the killed run's
+// first frame, and every one of them was due by now.
+func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *metrics, log *slog.Logger) (*journal, error) {
+	cj, events, skipped, err := controller.OpenJournal(filepath.Join(dir, journalFile))
+	if cj == nil {
+		return nil, fmt.Errorf("mqtt.outbox: %w", err)
+	}
+	if err != nil {
+		log.Warn("the controller journal cannot be written; its events are kept in memory", "err", err)
+	}
+	if skipped > 0 {
+		met.journal.WithLabelValues("skipped").Add(float64(skipped))
+		log.Warn("controller journal: torn or corrupt lines skipped", "lines", skipped)
+	}
+	jn := &journal{j: cj, drv: drv, met: met, log: log, replayed: map[string]bool{}}
+	for _, e := range events {
+		dedup.Repeat(e)
+		e.T, e.TS = nil, nil
+		drv.Put(e)
+		if e.Round != "" {
+			jn.replayed[e.Round] = true
+		}
+	}
+	if len(events) > 0 {
+		met.journal.WithLabelValues("replayed").Add(float64(len(events)))
+		log.Info("controller events taken before the restart, replayed from the journal", "events", len(events), "rounds", len(jn.replayed))
+	}
+	return jn, nil
+}
+
+// take journals e and hands it to the frame loop. An event the disk
+// refuses is handed on all the same, logged and counted.
+func (jn *journal) take(e controller.Event) {
+	jn.mu.Lock()
+	defer jn.mu.Unlock()
+	err := jn.j.Append(e)
+	jn.drv.Put(e)
+	if d := jn.j.Dropped(); d > jn.dropped {
+		jn.met.journal.WithLabelValues("dropped").Add(float64(d - jn.dropped))
+		jn.log.Warn("controller journal full: its oldest events dropped", "dropped", d-jn.dropped)
+		jn.dropped = d
+	}
+	switch {
+	case err != nil:
+		jn.met.journal.WithLabelValues("unwritten").Inc()
+		if !jn.failing {
+			jn.log.Warn("controller journal: the disk refused an event; it is judged all the same, but a restart before its round ends would lose it", "err", err)
+		}
+		jn.failing = true
+	case jn.failing:
+		jn.log.Info("controller journal: the disk takes events again")
+		jn.failing = false
+	}
+}
+
+// settle drops from the journal what the pipeline has judged: the rounds
+// of results just published, and everything once the pipeline and the
+// frame loop hold nothing. It runs on the frame loop's goroutine.
+func (jn *journal) settle(pl *pipeline.Pipeline, results []pipeline.Result) {
+	for _, res := range results {
+		if id := res.Round.ID; !pl.Holds(id) {
+			if err := jn.j.Forget(id); err != nil {
+				jn.log.Warn("controller journal", "err", err)
+			}
+		}
+	}
+	if jn.j.Len() == 0 {
+		return
+	}
+	jn.mu.Lock()
+	defer jn.mu.Unlock()
+	if pl.Idle() && jn.drv.Held() == 0 {
+		if err := jn.j.Clear(); err != nil {
+			jn.log.Warn("controller journal", "err", err)
+		}
+	}
+}
+
+// doubts gives a round replayed from the journal its doubt: the restarted
+// monitor saw its cards only from the restart, all at once, so cards swept
+// before then (a bust) are missing and the order they were dealt in (a
+// split, the third card) is not known.
+func (jn *journal) doubts(r tracker.Round) []string {
+	if !jn.replayed[r.ID] {
+		return nil
+	}
+	delete(jn.replayed, r.ID)
+	return []string{"the monitor restarted during this round: cards dealt before it began watching again may be missing, or out of order"}
+}
+
+// close closes the journal's file.
+func (jn *journal) close() {
+	if err := jn.j.Close(); err != nil {
+		jn.log.Warn("controller journal", "err", err)
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"bjmonitor/controller"
+	"bjmonitor/driver"
+	"bjmonitor/tracker"
+)
+
+// TestOpenJournal: a restarted monitor hands the events its journal kept
+// to the frame loop, counts a torn last line as skipped (and goes on),
+// takes the events' seqs as seen, and doubts the rounds they name.
+func TestOpenJournal(t *testing.T) {
+	dir := t.TempDir()
+	j, _, _, err := controller.OpenJournal(filepath.Join(dir, journalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := []controller.Event{
+		controller.At(1, controller.Event{Type: controller.GameStart, Round: "1000", Seq: 1}),
+		controller.At(1.05, controller.Event{Type: controller.Wager, Round: "1000", Seat: 2, Bet: "21+3", Amount: 2, Seq: 2}),
+	}
+	for _, e := range taken {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	f, err := os.OpenFile(filepath.Join(dir, journalFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`deadbeef {"type":"wager","round":"10`) // killed mid-append
+	f.Close()
+
+	met := newMetrics(gauges{})
+	drv := driver.New(driver.Config{}, nil)
+	var dedup controller.Dedup
+	jn, err := openJournal(dir, drv, &dedup, met, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jn.close()
+	if n := drv.Held(); n != len(taken) {
+		t.Errorf("%d events handed to the frame loop, want %d", n, len(taken))
+	}
+	for result, want := range map[string]float64{"replayed": 2, "skipped": 1} {
+		if got := testutil.ToFloat64(met.journal.WithLabelValues(result)); got != want {
+			t.Errorf("journal %s = %v, want %v", result, got, want)
+		}
+	}
+	if !dedup.Repeat(taken[1]) {
+		t.Error("a re-delivery of a journaled event is not a repeat")
+	}
+	if d := jn.doubts(tracker.Round{ID: "1000"}); len(d) != 1 {
+		t.Errorf("round 1000's doubts %q, want the restart named", d)
+	}
+	if d := jn.doubts(tracker.Round{ID: "1001"}); len(d) != 0 {
+		t.Errorf("round 1001, not in the journal, doubted: %q", d)
+	}
+	jn.take(controller.Event{Type: controller.GameEnd, Round: "1000"})
+	if jn.j.Len() != 3 || drv.Held() != 3 {
+		t.Errorf("after take: journal %d, frame loop %d; want 3 each", jn.j.Len(), drv.Held())
+	}
+}

@@ -1,0 +1,178 @@
+package controller
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// journalEvents are a round's first events, as a monitor takes them.
+var journalEvents = []Event{
+	{Type: GameStart, Round: "1842", Seq: 5120},
+	{Type: Wager, Round: "1842", Seat: 3, Bet: "21+3", Amount: 5, Seq: 5121},
+	{Type: Wager, Round: "1842", Seat: 3, Bet: "blazing7s", Amount: 1, Seq: 5122},
+	{Type: Meter, Bet: "blazing7s", Amount: 1234.56},
+}
+
+func openJournal(tb testing.TB, path string) (*Journal, []Event, int) {
+	tb.Helper()
+	j, events, skipped, err := OpenJournal(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { j.Close() })
+	return j, events, skipped
+}
+
+// TestJournal appends a round's events, reads them back after a restart,
+// and clears them.
+func TestJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "controller.journal")
+	j, events, skipped := openJournal(t, path)
+	if len(events) != 0 || skipped != 0 {
+		t.Fatalf("a new journal holds %d events, %d skipped", len(events), skipped)
+	}
+	for _, e := range journalEvents {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close() // as if killed: the file is all there is
+	j, events, skipped = openJournal(t, path)
+	if !reflect.DeepEqual(events, journalEvents) || skipped != 0 {
+		t.Errorf("after a restart: %+v, %d skipped; want %+v", events, skipped, journalEvents)
+	}
+	if err := j.Append(Event{Type: GameEnd, Round: "1842"}); err != nil {
+		t.Fatal(err)
+	}
+	if j.Len() != len(journalEvents)+1 {
+		t.Errorf("Len %d, want %d", j.Len(), len(journalEvents)+1)
+	}
+	// Round 1842 judged: its events go, and the meter reading before its
+	// last; the next round's stay.
+	next := []Event{{Type: Meter, Bet: "blazing7s", Amount: 1240}, {Type: GameStart, Round: "1843"}}
+	for _, e := range next {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Forget("1842"); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, events, _ = openJournal(t, path)
+	if !reflect.DeepEqual(events, next) {
+		t.Errorf("after Forget: %+v, want %+v", events, next)
+	}
+	if err := j.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(journalEvents[0]); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if _, events, _ = openJournal(t, path); !reflect.DeepEqual(events, journalEvents[:1]) {
+		t.Errorf("after Clear and an append: %+v, want the append alone", events)
+	}
+}
+
+// TestJournalDamage: a line torn by a crash, or corrupt, is skipped and
+// counted, never taken as an event nor fatal, and dropped from the file.
+func TestJournalDamage(t *testing.T) {
+	var good bytes.Buffer
+	for _, e := range journalEvents {
+		line, err := journalLine(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good.Write(line)
+	}
+	flipped := bytes.Clone(good.Bytes())
+	flipped[bytes.Index(flipped, []byte(`"seat":3`))+7] = '4' // the checksum no longer matches
+	tests := []struct {
+		name    string
+		data    []byte
+		events  []Event
+		skipped int
+	}{
+		{"whole", good.Bytes(), journalEvents, 0},
+		{"torn last line", append(bytes.Clone(good.Bytes()), `0badc0de {"type":"wag`...), journalEvents, 1},
+		{"a flipped byte", flipped, append([]Event{journalEvents[0]}, journalEvents[2:]...), 1},
+		{"not a journal", []byte("{\"type\":\"game_start\",\"round\":\"1\"}\n\x00\x01\n"), nil, 2},
+		{"a valid checksum of an invalid event", []byte("12345678 \n"), nil, 1},
+		{"empty", nil, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "controller.journal")
+			if err := os.WriteFile(path, tt.data, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			j, events, skipped := openJournal(t, path)
+			if !reflect.DeepEqual(events, tt.events) || skipped != tt.skipped {
+				t.Errorf("OpenJournal = %+v, %d skipped; want %+v, %d", events, skipped, tt.events, tt.skipped)
+			}
+			j.Close()
+			if _, again, skipped := openJournal(t, path); skipped != 0 || len(again) != len(tt.events) {
+				t.Errorf("opened again: %d events, %d skipped; want %d, 0", len(again), skipped, len(tt.events))
+			}
+		})
+	}
+}
+
+// TestJournalBound: past its bound, the journal keeps the newer half.
+func TestJournalBound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "controller.journal")
+	j, _, _ := openJournal(t, path)
+	const max = 8
+	j.max = max
+	for i := range max + 1 {
+		if err := j.Append(Event{Type: Meter, Bet: "blazing7s", Amount: float64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if j.Len() != max/2 || j.Dropped() != max/2+1 {
+		t.Errorf("Len %d, Dropped %d; want %d, %d", j.Len(), j.Dropped(), max/2, max/2+1)
+	}
+	j.Close()
+	_, events, _ := openJournal(t, path)
+	if len(events) != max/2 || events[0].Amount != max/2+1 {
+		t.Errorf("on disk: %d events from %v, want %d from %d", len(events), events[0].Amount, max/2, max/2+1)
+	}
+}
+
+// FuzzParseJournal: whatever the file holds, ParseJournal returns only
+// valid events, never more than the file has lines, and what it returns
+// written again reads back the same, with nothing skipped.
+func FuzzParseJournal(f *testing.F) {
+	seed, err := os.ReadFile("testdata/journal")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	for _, line := range bytes.SplitAfter(seed, []byte("\n")) {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		events, skipped := ParseJournal(data)
+		if lines := bytes.Count(data, []byte("\n")) + 1; len(events)+skipped > lines {
+			t.Fatalf("%d events and %d skipped from %d lines", len(events), skipped, lines)
+		}
+		var again []byte
+		for _, e := range events {
+			if err := e.Validate(); err != nil {
+				t.Fatalf("ParseJournal returned an invalid event: %v", err)
+			}
+			line, err := journalLine(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again = append(again, line...)
+		}
+		if back, skipped := ParseJournal(again); !reflect.DeepEqual(back, events) || skipped != 0 {
+			t.Fatalf("written again: %+v, %d skipped; want %+v", back, skipped, events)
+		}
+	})
+}
