@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,19 @@ func startConsole(t *testing.T, broker, prefix string) string {
 	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	addConsoleUsers(t, config)
+	if _, err := os.Stat(filepath.Join(dir, "console.db")); err != nil {
+		t.Fatalf("the database is not beside the configuration: %v", err)
+	}
+	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+	runTestConsole(t, config, u, http.DefaultClient)
+	return u
+}
+
+// addConsoleUsers adds, with monitor console adduser, an officer ana and
+// a viewer vic (password "correct horse") to config's database.
+func addConsoleUsers(t *testing.T, config string) {
+	t.Helper()
 	for name, role := range map[string]string{"ana": "officer", "vic": "viewer"} {
 		var out, errOut bytes.Buffer
 		m := &Main{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader("correct horse\n")}
@@ -70,35 +84,50 @@ func startConsole(t *testing.T, broker, prefix string) string {
 			t.Fatalf("console adduser %s: %v\n%s", name, err, errOut.String())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "console.db")); err != nil {
-		t.Fatalf("the database is not beside the configuration: %v", err)
-	}
+}
+
+// runTestConsole runs monitor console --config config until stop is
+// called (or the test ends), and returns once its page answers at u
+// through c. stop fails the test if the console does not stop cleanly
+// within 40 s (a hand-over may take a while on a busy machine).
+func runTestConsole(t *testing.T, config, u string, c *http.Client) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done := make(chan struct{})
+	var runErr error
 	var stderr syncBuffer
 	go func() {
-		done <- (&Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, []string{"console", "--config", config})
+		defer close(done)
+		runErr = (&Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, []string{"console", "--config", config})
 	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("console: %v", err)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+				if runErr != nil {
+					t.Errorf("console: %v", runErr)
+				}
+			case <-time.After(40 * time.Second):
+				t.Errorf("the console did not stop within 40 s of its context")
 			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("the console did not stop within 10 s of its context")
-		}
-		if t.Failed() {
-			t.Logf("console's log:\n%s", stderr.String())
-		}
-	})
-	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+			if t.Failed() {
+				t.Logf("console %s's log:\n%s", u, stderr.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if resp, err := http.Get(u + "/login"); err == nil {
+		if resp, err := c.Get(u + "/login"); err == nil {
 			resp.Body.Close()
-			return u
+			return stop
+		}
+		select {
+		case <-done:
+			t.Fatalf("the console ended before serving: %v; log:\n%s", runErr, stderr.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the console did not serve within 30 s; log:\n%s", stderr.String())
