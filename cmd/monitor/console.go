@@ -154,7 +154,9 @@ func (m *Main) serveConsole(ctx context.Context, cfg Config, db *store.Store, ln
 	if err != nil {
 		return err
 	}
-	in = ingest.New(ingestConfig(cfg, log, srv.Wake), db)
+	ic := ingestConfig(cfg, log, srv.Wake)
+	ic.Roster = db // used with console.shared_group
+	in = ingest.New(ic, db)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)

@@ -126,6 +126,16 @@ var migrations = func() []migration {
 		`CREATE INDEX alerts_kind ON alerts (kind, severity, seq)`,
 	)
 	ms = append(ms, migration{version: 3, name: "indexes for the tables page and filters by kind", sqlite: v3lite, postgres: v3pg})
+	// Console instances of a shared group, and when each was last heard
+	// from (Heartbeat, Leave).
+	v4lite, v4pg := both(
+		`CREATE TABLE console_instances (
+			grp TEXT NOT NULL,
+			client_id TEXT NOT NULL,
+			seen_at BIGINT NOT NULL,
+			PRIMARY KEY (grp, client_id))`,
+	)
+	ms = append(ms, migration{version: 4, name: "console instances of a shared group", sqlite: v4lite, postgres: v4pg})
 	return ms
 }()
 

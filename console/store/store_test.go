@@ -347,3 +347,67 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLeave(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		for _, h := range []struct {
+			group, id string
+			at        time.Time
+		}{
+			{"room", "a", t0}, {"room", "b", t0.Add(-10 * time.Second)}, {"room", "c", t0.Add(-time.Hour)}, {"other", "d", t0},
+			{"room", "a", t0.Add(time.Second)}, // a heartbeat again: still one row
+		} {
+			if err := s.Heartbeat(ctx, h.group, h.id, h.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		since := t0.Add(-30 * time.Second)
+		steps := []struct {
+			id   string
+			want int
+		}{
+			{"a", 1}, // b is alive; c went silent an hour ago; d is another group's
+			{"a", 1}, // leaving twice changes nothing
+			{"b", 0}, // the last one
+		}
+		for _, st := range steps {
+			if got, err := s.Leave(ctx, "room", st.id, since); err != nil || got != st.want {
+				t.Errorf("Leave(room, %s) = %d, %v; want %d others", st.id, got, err, st.want)
+			}
+		}
+	})
+}
+
+// TestLeaveTogether: of instances leaving at once, exactly one finds
+// itself the last, whichever the order.
+func TestLeaveTogether(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		const n = 4
+		for i := range n {
+			if err := s.Heartbeat(ctx, "room", fmt.Sprint(i), t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		results := make(chan int, n)
+		for i := range n {
+			go func() {
+				others, err := s.Leave(ctx, "room", fmt.Sprint(i), t0.Add(-time.Minute))
+				if err != nil {
+					t.Error(err)
+				}
+				results <- others
+			}()
+		}
+		last := 0
+		for range n {
+			if <-results == 0 {
+				last++
+			}
+		}
+		if last != 1 {
+			t.Errorf("%d instances found themselves the last, want 1", last)
+		}
+	})
+}
