@@ -108,13 +108,9 @@ func (m *Main) runConsole(ctx context.Context, args []string) error {
 	if cfg.MQTT.Broker == "" {
 		return &ConfigError{"mqtt.broker", `""`, "the console needs the site's broker (tcp://host:1883 or ssl://host:8883), where the tables publish"}
 	}
-	var tc *tls.Config
-	if cfg.Console.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.Console.TLSCert, cfg.Console.TLSKey)
-		if err != nil {
-			return &ConfigError{"console.tls_cert", cfg.Console.TLSCert, "cannot load the certificate and its key: " + err.Error()}
-		}
-		tc = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	tc, err := consoleTLS(cfg.Console)
+	if err != nil {
+		return err
 	}
 	log := cfg.Logger(m.Stderr)
 	db, err := store.Open(ctx, cfg.Console.Database)
@@ -127,6 +123,25 @@ func (m *Main) runConsole(ctx context.Context, args []string) error {
 		return &ConfigError{"console.listen", cfg.Console.Listen, err.Error()}
 	}
 	return m.serveConsole(ctx, cfg, db, ln, tc, log)
+}
+
+// consoleTLS is the page's TLS configuration, nil for plain HTTP. A file
+// that cannot be read, or a key that is not the certificate's, is a
+// ConfigError naming its setting.
+func consoleTLS(k ConsoleConfig) (*tls.Config, error) {
+	if k.TLSCert == "" {
+		return nil, nil
+	}
+	for _, f := range []struct{ field, path string }{{"console.tls_cert", k.TLSCert}, {"console.tls_key", k.TLSKey}} {
+		if _, err := os.ReadFile(f.path); err != nil {
+			return nil, &ConfigError{f.field, f.path, "cannot read it: " + err.Error()}
+		}
+	}
+	cert, err := tls.LoadX509KeyPair(k.TLSCert, k.TLSKey)
+	if err != nil {
+		return nil, &ConfigError{"console.tls_cert", k.TLSCert, "want a PEM certificate whose key is console.tls_key (" + k.TLSKey + "): " + err.Error()}
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
 }
 
 // loadConsoleConfig loads the configuration with the console's flags, and

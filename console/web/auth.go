@@ -160,7 +160,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("console: logged in", "user", u.Name, "role", u.Role, "remote", r.RemoteAddr)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, Secure: s.cfg.Secure,
 		SameSite: http.SameSiteLaxMode, Expires: se.Expires})
-	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: s.cfg.Secure, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
@@ -169,6 +169,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request, v *visitor) {
 		s.fail(w, "ending a session", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.cfg.Secure, SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
