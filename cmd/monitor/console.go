@@ -45,6 +45,9 @@ type ConsoleConfig struct {
 	Tables []string `mapstructure:"tables"`
 	// SessionTTL is how long a login lasts.
 	SessionTTL time.Duration `mapstructure:"session_ttl"`
+	// EvidenceDays is how long alerts' snapshots and clips are kept; 0
+	// keeps them for ever. Alerts and their trails are always kept.
+	EvidenceDays int `mapstructure:"evidence_days"`
 	// TLSCert and TLSKey, both set, serve the page over HTTPS.
 	TLSCert string `mapstructure:"tls_cert"`
 	TLSKey  string `mapstructure:"tls_key"`
@@ -72,6 +75,9 @@ func (c Config) validateConsole() error {
 	}
 	if k.SessionTTL < 5*time.Minute || k.SessionTTL > 7*24*time.Hour {
 		return &ConfigError{"console.session_ttl", k.SessionTTL, "want 5m to 168h"}
+	}
+	if k.EvidenceDays < 0 || k.EvidenceDays > 3650 {
+		return &ConfigError{"console.evidence_days", k.EvidenceDays, "want 0 (keep evidence for ever) to 3650 days"}
 	}
 	if (k.TLSCert == "") != (k.TLSKey == "") {
 		return &ConfigError{"console.tls_cert", k.TLSCert, "HTTPS needs both console.tls_cert and console.tls_key"}
@@ -188,6 +194,9 @@ func (m *Main) serveConsole(ctx context.Context, cfg Config, db *store.Store, ln
 	start(func() error { srv.Feed(ctx); return nil })
 	start(func() error { return in.Run(ctx) })
 	start(func() error { expireSessions(ctx, db, log); return nil })
+	if k.EvidenceDays > 0 {
+		start(func() error { pruneEvidence(ctx, db, time.Duration(k.EvidenceDays)*24*time.Hour, log); return nil })
+	}
 	start(func() error {
 		var err error
 		if tc != nil {
@@ -247,6 +256,28 @@ func expireSessions(ctx context.Context, db *store.Store, log *slog.Logger) {
 	for {
 		if err := db.DeleteExpiredSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("console: deleting expired sessions", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// pruneEvidence deletes the evidence older than keep at start and then
+// every hour, until ctx ends.
+func pruneEvidence(ctx context.Context, db *store.Store, keep time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		n, err := db.PruneEvidence(ctx, now.Add(-keep), now)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("console: deleting expired evidence", "err", err, "deleted", n)
+		case n > 0:
+			log.Info("console: expired evidence deleted (console.evidence_days)", "files", n, "older_than", now.Add(-keep).Format(time.RFC3339))
 		}
 		select {
 		case <-ctx.Done():

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"bjmonitor/console/store"
 	"bjmonitor/internal/mqtttest"
 )
 
@@ -30,6 +32,7 @@ func TestConsoleConfigErrors(t *testing.T) {
 		{"group", "console:\n  shared_group: a/b\n", "console.shared_group", "a/b"},
 		{"table", "console:\n  tables: [\"table 1\"]\n", "console.tables", "table 1"},
 		{"short session", "console:\n  session_ttl: 1s\n", "console.session_ttl", "1s"},
+		{"evidence days", "console:\n  evidence_days: -1\n", "console.evidence_days", "-1"},
 		{"cert without key", "console:\n  tls_cert: c.pem\n", "console.tls_cert", "c.pem"},
 	}
 	for _, tt := range tests {
@@ -203,3 +206,45 @@ func loggedIn(t *testing.T, u, name string) *http.Client {
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// TestPruneEvidenceLoop: the console deletes evidence past
+// console.evidence_days as it starts, and the loop ends with its context.
+func TestPruneEvidenceLoop(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	for id, age := range map[string]time.Duration{"old": 91 * 24 * time.Hour, "new": 89 * 24 * time.Hour} {
+		if _, err := db.AddEvidence(ctx, store.Evidence{AlertID: id, File: "clip", ContentType: "video/mp4", Received: now.Add(-age), Data: []byte(id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pruneEvidence(lctx, db, 90*24*time.Hour, slog.New(slog.DiscardHandler))
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := db.Evidence(ctx, "old", "clip"); errors.Is(err, store.ErrExpired) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the evidence 91 days old was not deleted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := db.Evidence(ctx, "new", "clip"); err != nil {
+		t.Errorf("the evidence 89 days old: %v, want it kept", err)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Error("the pruning loop did not end with its context")
+	}
+}

@@ -136,6 +136,13 @@ var migrations = func() []migration {
 			PRIMARY KEY (grp, client_id))`,
 	)
 	ms = append(ms, migration{version: 4, name: "console instances of a shared group", sqlite: v4lite, postgres: v4pg})
+	// Evidence is kept for a while (PruneEvidence): an expired file keeps
+	// its row, with no data, so the alert's page can say it expired.
+	v5lite, v5pg := both(
+		`ALTER TABLE evidence ADD COLUMN expired_at BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX evidence_age ON evidence (expired_at, received_at)`,
+	)
+	ms = append(ms, migration{version: 5, name: "evidence expires", sqlite: v5lite, postgres: v5pg})
 	return ms
 }()
 

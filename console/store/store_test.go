@@ -411,3 +411,65 @@ func TestLeaveTogether(t *testing.T) {
 		}
 	})
 }
+
+// TestPruneEvidence: evidence older than the retention loses its data and
+// is marked expired; newer evidence, the alerts and their trails stay.
+func TestPruneEvidence(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		const old = 2*pruneBatch + 7 // several batches
+		for i := range old + 1 {
+			at := t0.Add(-100 * 24 * time.Hour)
+			if i == old {
+				at = t0.Add(-time.Hour) // the one kept
+			}
+			a := alert("t1", fmt.Sprint(i), 3, "overpaid", at)
+			if _, err := s.AddAlert(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"snapshot", "clip"} {
+				if _, err := s.AddEvidence(ctx, Evidence{AlertID: a.ID, File: f, ContentType: "image/jpeg", Received: at, Data: []byte("data of " + a.ID)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		oldID, keptID := alert("t1", "0", 3, "overpaid", t0).ID, alert("t1", fmt.Sprint(old), 3, "overpaid", t0).ID
+		if err := s.Record(ctx, AuditEntry{AlertID: oldID, At: t0, User: "ana", Action: Resolve, Resolution: ConfirmedError, Note: "seen"}); err != nil {
+			t.Fatal(err)
+		}
+		now := t0.Add(time.Minute)
+		cutoff := t0.Add(-90 * 24 * time.Hour)
+		for i, want := range []int{2 * old, 0} { // pruning again finds nothing
+			if got, err := s.PruneEvidence(ctx, cutoff, now); err != nil || got != want {
+				t.Errorf("PruneEvidence #%d = %d, %v; want %d", i+1, got, err, want)
+			}
+		}
+		if _, err := s.Evidence(ctx, oldID, "clip"); !errors.Is(err, ErrExpired) {
+			t.Errorf("Evidence(old clip) error = %v, want ErrExpired", err)
+		}
+		if e, err := s.Evidence(ctx, keptID, "clip"); err != nil || string(e.Data) != "data of "+keptID {
+			t.Errorf("Evidence(kept clip) = %q, %v; want its data", e.Data, err)
+		}
+		files, err := s.EvidenceFiles(ctx, oldID)
+		if err != nil || len(files) != 2 || !files[0].Expired.Equal(now.Truncate(time.Millisecond)) || files[0].File != "clip" {
+			t.Errorf("EvidenceFiles(old) = %+v, %v; want clip and snapshot expired at %v", files, err, now)
+		}
+		if files, err := s.EvidenceFiles(ctx, keptID); err != nil || len(files) != 2 || !files[1].Expired.IsZero() {
+			t.Errorf("EvidenceFiles(kept) = %+v, %v; want both kept", files, err)
+		}
+		// The monitor sending the file again does not bring it back.
+		if isNew, err := s.AddEvidence(ctx, Evidence{AlertID: oldID, File: "clip", ContentType: "video/mp4", Received: now, Data: []byte("again")}); err != nil || isNew {
+			t.Errorf("AddEvidence(pruned file) = %v, %v; want a duplicate", isNew, err)
+		}
+		var size int
+		if err := s.db.QueryRow(`SELECT COALESCE(SUM(LENGTH(data)), 0) FROM evidence WHERE expired_at <> 0`).Scan(&size); err != nil || size != 0 {
+			t.Errorf("expired evidence still holds %d bytes (%v), want none", size, err)
+		}
+		if n, err := s.CountAlerts(ctx, Filter{}); err != nil || n != old+1 {
+			t.Errorf("CountAlerts = %d, %v; want every alert, %d", n, err, old+1)
+		}
+		if trail, err := s.Audit(ctx, oldID); err != nil || len(trail) != 1 || trail[0].User != "ana" {
+			t.Errorf("Audit(old) = %+v, %v; want ana's resolution", trail, err)
+		}
+	})
+}

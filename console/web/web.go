@@ -24,7 +24,7 @@ type Store interface {
 	Outcomes(ctx context.Context, table, round string) ([]store.Outcome, error)
 	RoundAlerts(ctx context.Context, table, round string) ([]store.Alert, error)
 	Evidence(ctx context.Context, alertID, file string) (store.Evidence, error)
-	EvidenceFiles(ctx context.Context, alertID string) ([]string, error)
+	EvidenceFiles(ctx context.Context, alertID string) ([]store.EvidenceFile, error)
 	Record(ctx context.Context, e store.AuditEntry) error
 	Audit(ctx context.Context, alertID string) ([]store.AuditEntry, error)
 	Trails(ctx context.Context, ids []string) (map[string][]store.AuditEntry, error)

@@ -404,3 +404,37 @@ func TestLoginPageTwice(t *testing.T) {
 		t.Errorf("posting the first login form after a second load = %d, want 303", resp.StatusCode)
 	}
 }
+
+// TestExpiredEvidence: once pruned, an alert's page says its evidence
+// expired, and the files are gone (410), the alert and its facts stay.
+func TestExpiredEvidence(t *testing.T) {
+	c := newConsole(t)
+	ctx := context.Background()
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	for _, f := range []string{"snapshot", "clip"} {
+		c.db.AddEvidence(ctx, store.Evidence{AlertID: a.ID, File: f, ContentType: "image/jpeg", Data: []byte("J"), Received: c.clock()})
+	}
+	b := c.browser(t)
+	b.login("vic", password)
+	if _, page := b.get(alertURL(a.ID)); !strings.Contains(page, `id="snapshot"`) || !strings.Contains(page, `id="clip"`) {
+		t.Fatalf("the alert's page does not show its evidence before it expires")
+	}
+	if n, err := c.db.PruneEvidence(ctx, c.clock().Add(time.Second), c.clock()); err != nil || n != 2 {
+		t.Fatalf("PruneEvidence = %d, %v; want 2", n, err)
+	}
+	resp, page := b.get(alertURL(a.ID))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET the alert = %d", resp.StatusCode)
+	}
+	for _, want := range []string{`id="snapshot-expired"`, `id="clip-expired"`, "The snapshot has expired", "paid $45.00"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the alert's page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `id="snapshot"`) || strings.Contains(page, `id="no-clip"`) {
+		t.Errorf("the alert's page shows expired evidence as there, or as not yet arrived")
+	}
+	if resp, _ := b.get("/evidence?id=" + url.QueryEscape(a.ID) + "&file=clip"); resp.StatusCode != http.StatusGone {
+		t.Errorf("GET the expired clip = %d, want 410 Gone", resp.StatusCode)
+	}
+}
