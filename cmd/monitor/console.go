@@ -249,13 +249,17 @@ func ingestConfig(cfg Config, log *slog.Logger, wake func()) ingest.Config {
 	return ic
 }
 
-// expireSessions deletes expired sessions every hour until ctx ends.
+// expireSessions deletes expired sessions, and the failed logins of a
+// day ago and more, every hour until ctx ends.
 func expireSessions(ctx context.Context, db *store.Store, log *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
 		if err := db.DeleteExpiredSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("console: deleting expired sessions", "err", err)
+		}
+		if err := db.ForgetLoginFailures(ctx, time.Now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+			log.Warn("console: forgetting old failed logins", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -143,6 +143,16 @@ var migrations = func() []migration {
 		`CREATE INDEX evidence_age ON evidence (expired_at, received_at)`,
 	)
 	ms = append(ms, migration{version: 5, name: "evidence expires", sqlite: v5lite, postgres: v5pg})
+	// Failed logins in a row, by user name and by remote address
+	// ("user:ana", "addr:10.0.0.7"), so that every instance slows down
+	// the same guesser.
+	v6lite, v6pg := both(
+		`CREATE TABLE login_failures (
+			subject TEXT PRIMARY KEY,
+			failures INTEGER NOT NULL,
+			last_at BIGINT NOT NULL)`,
+	)
+	ms = append(ms, migration{version: 6, name: "failed logins", sqlite: v6lite, postgres: v6pg})
 	return ms
 }()
 

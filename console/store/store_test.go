@@ -473,3 +473,42 @@ func TestPruneEvidence(t *testing.T) {
 		}
 	})
 }
+
+func TestLoginFailures(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		window := time.Hour
+		steps := []struct {
+			name    string
+			subject string
+			at      time.Time
+			want    int
+		}{
+			{"first", "user:ana", t0, 1},
+			{"second", "user:ana", t0.Add(time.Second), 2},
+			{"another subject", "addr:10.0.0.7", t0.Add(time.Second), 1},
+			{"third", "user:ana", t0.Add(2 * time.Second), 3},
+			{"after a quiet hour", "user:ana", t0.Add(2*time.Second + window + time.Millisecond), 1},
+		}
+		for _, st := range steps {
+			if got, err := s.AddLoginFailure(ctx, st.subject, st.at, st.at.Add(-window)); err != nil || got != st.want {
+				t.Errorf("%s: AddLoginFailure(%s) = %d, %v; want %d", st.name, st.subject, got, err, st.want)
+			}
+		}
+		if n, last, err := s.LoginFailures(ctx, "user:ana"); err != nil || n != 1 || !last.Equal(steps[4].at) {
+			t.Errorf("LoginFailures(user:ana) = %d, %v, %v; want 1 at %v", n, last, err, steps[4].at)
+		}
+		if err := s.ClearLoginFailures(ctx, "user:ana"); err != nil {
+			t.Fatal(err)
+		}
+		if n, _, err := s.LoginFailures(ctx, "user:ana"); err != nil || n != 0 {
+			t.Errorf("LoginFailures after clearing = %d, %v; want 0", n, err)
+		}
+		if err := s.ForgetLoginFailures(ctx, t0.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if n, _, err := s.LoginFailures(ctx, "addr:10.0.0.7"); err != nil || n != 0 {
+			t.Errorf("LoginFailures of a forgotten run = %d, %v; want 0", n, err)
+		}
+	})
+}

@@ -32,6 +32,9 @@ type Store interface {
 	CreateSession(ctx context.Context, se store.Session) error
 	Session(ctx context.Context, tokenHash string, now time.Time) (store.Session, error)
 	DeleteSession(ctx context.Context, tokenHash string) error
+	LoginFailures(ctx context.Context, subject string) (int, time.Time, error)
+	AddLoginFailure(ctx context.Context, subject string, at, since time.Time) (int, error)
+	ClearLoginFailures(ctx context.Context, subject string) error
 }
 
 var _ Store = (*store.Store)(nil)
