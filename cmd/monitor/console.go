@@ -87,6 +87,8 @@ func (c Config) validateConsole() error {
 
 const consoleUsage = "monitor console [--config FILE] [--listen ADDR] [--database DB] [--broker URL]"
 
+const delUserUsage = "monitor console deluser NAME [--config FILE] [--database DB]   (disables the user; their resolutions stay in the trail)"
+
 const addUserUsage = "monitor console adduser NAME --role viewer|officer [--config FILE] [--database DB]   (the password is read from stdin)"
 
 // runConsole runs the surveillance room's console: it stores what every
@@ -94,6 +96,9 @@ const addUserUsage = "monitor console adduser NAME --role viewer|officer [--conf
 func (m *Main) runConsole(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "adduser" {
 		return m.runAddUser(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "deluser" {
+		return m.runDelUser(ctx, args[1:])
 	}
 	fs := pflag.NewFlagSet("console", pflag.ContinueOnError)
 	configPath := fs.String("config", "", "configuration file (YAML)")
@@ -328,5 +333,36 @@ func (m *Main) runAddUser(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "console: user %s (%s) saved in %s\n", name, *role, db.Dialect())
+	return nil
+}
+
+// runDelUser disables a console user: they can no longer log in, their
+// sessions end, and what they resolved stays in the trail under their
+// name. adduser with the name enables them again.
+func (m *Main) runDelUser(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("console deluser", pflag.ContinueOnError)
+	configPath := fs.String("config", "", "configuration file (YAML)")
+	fs.String("database", "", "SQLite file or postgres:// URL (default: console.database)")
+	if err := m.parseFlags(fs, delUserUsage, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(m.Stderr, "usage:", delUserUsage)
+		return errUsage
+	}
+	cfg, err := loadConsoleConfig(*configPath, fs)
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.Console.Database)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	name := fs.Arg(0)
+	if err := db.DisableUser(ctx, name, time.Now()); err != nil {
+		return fmt.Errorf("console deluser %s: %w", name, err)
+	}
+	fmt.Fprintf(m.Stdout, "console: user %s disabled in %s; their resolutions stay in the audit trail\n", name, db.Dialect())
 	return nil
 }

@@ -248,3 +248,35 @@ func TestPruneEvidenceLoop(t *testing.T) {
 		t.Error("the pruning loop did not end with its context")
 	}
 }
+
+// TestConsoleDelUser: monitor console deluser disables a user, who can
+// then no longer log in; an unknown name is an error.
+func TestConsoleDelUser(t *testing.T) {
+	config := writeConfig(t, "console:\n  database: "+filepath.Join(t.TempDir(), "c.db")+"\n")
+	addConsoleUsers(t, config)
+	stdout, _, err := run(t, "console", "deluser", "ana", "--config", config)
+	if err != nil || !strings.Contains(stdout, "user ana disabled") {
+		t.Fatalf("console deluser ana = %q, %v", stdout, err)
+	}
+	if _, _, err := run(t, "console", "deluser", "eve", "--config", config); !errors.Is(err, store.ErrNotFound) || exitCode(err) != 1 {
+		t.Errorf("console deluser eve = %v (exit %d), want ErrNotFound, exit 1", err, exitCode(err))
+	}
+	if _, _, err := run(t, "console", "deluser", "--config", config); exitCode(err) != 2 {
+		t.Errorf("console deluser without a name: exit %d, want 2", exitCode(err))
+	}
+	cfg, err := loadConfig(config, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), cfg.Console.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if u, err := db.User(context.Background(), "ana"); err != nil || u.Disabled.IsZero() {
+		t.Errorf("ana after deluser: %+v, %v; want disabled", u, err)
+	}
+	if u, err := db.User(context.Background(), "vic"); err != nil || !u.Disabled.IsZero() {
+		t.Errorf("vic after deluser ana: %+v, %v; want still enabled", u, err)
+	}
+}

@@ -153,6 +153,11 @@ var migrations = func() []migration {
 			last_at BIGINT NOT NULL)`,
 	)
 	ms = append(ms, migration{version: 6, name: "failed logins", sqlite: v6lite, postgres: v6pg})
+	// A user is disabled, never deleted: their name stays in the trail.
+	v7lite, v7pg := both(
+		`ALTER TABLE users ADD COLUMN disabled_at BIGINT NOT NULL DEFAULT 0`,
+	)
+	ms = append(ms, migration{version: 7, name: "users can be disabled", sqlite: v7lite, postgres: v7pg})
 	return ms
 }()
 

@@ -512,3 +512,36 @@ func TestLoginFailures(t *testing.T) {
 		}
 	})
 }
+
+func TestDisableUser(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		if err := s.PutUser(ctx, User{Name: "ana", Role: "officer", PasswordHash: "h1", Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateSession(ctx, Session{TokenHash: "x", User: "ana", CSRF: "c", Expires: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		for i, at := range []time.Time{t0.Add(time.Minute), t0.Add(time.Hour)} { // the second keeps the first date
+			if err := s.DisableUser(ctx, "ana", at); err != nil {
+				t.Fatalf("DisableUser #%d: %v", i+1, err)
+			}
+		}
+		if u, err := s.User(ctx, "ana"); err != nil || !u.Disabled.Equal(t0.Add(time.Minute)) {
+			t.Errorf("User(ana) = %+v, %v; want disabled at %v", u, err, t0.Add(time.Minute))
+		}
+		if _, err := s.Session(ctx, "x", t0); !errors.Is(err, ErrNotFound) {
+			t.Errorf("ana's session after disabling: %v, want ErrNotFound", err)
+		}
+		if err := s.DisableUser(ctx, "eve", t0); !errors.Is(err, ErrNotFound) {
+			t.Errorf("DisableUser(eve) = %v, want ErrNotFound", err)
+		}
+		// Added again, ana may log in.
+		if err := s.PutUser(ctx, User{Name: "ana", Role: "viewer", PasswordHash: "h2", Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if u, err := s.User(ctx, "ana"); err != nil || !u.Disabled.IsZero() || u.Role != "viewer" {
+			t.Errorf("User(ana) added again = %+v, %v; want an enabled viewer", u, err)
+		}
+	})
+}

@@ -104,8 +104,8 @@ func (s *Server) visitor(r *http.Request) *visitor {
 		return nil
 	}
 	u, err := s.store.User(r.Context(), se.User)
-	if err != nil {
-		return nil // a user removed since logging in
+	if err != nil || !u.Disabled.IsZero() {
+		return nil // a user disabled since logging in
 	}
 	return &visitor{User: u, Session: se}
 }
@@ -184,6 +184,18 @@ func (s *Server) loginFailed(ctx context.Context, subjects []string, name, remot
 	}
 }
 
+// refusal says, for the log only, why a login was refused; the page says
+// "wrong name or password" whatever the reason.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "no such user"
+	case err != nil:
+		return err.Error()
+	}
+	return "wrong password"
+}
+
 type loginData struct {
 	CSRF, Next, Error, Name string
 }
@@ -233,8 +245,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		hash = dummyHash
 	}
+	if err == nil && !u.Disabled.IsZero() {
+		err = errors.New("user disabled")
+	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
-		s.log.Warn("console: login refused", "user", name, "remote", r.RemoteAddr)
+		s.log.Warn("console: login refused", "user", name, "remote", r.RemoteAddr, "why", refusal(err))
 		s.loginFailed(r.Context(), subjects, name, r.RemoteAddr)
 		s.showLogin(w, r, http.StatusUnauthorized, name, "Wrong name or password.")
 		return

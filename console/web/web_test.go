@@ -530,3 +530,30 @@ func (s *syncBuf) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestDisabledUser: a disabled officer is logged out and cannot log in
+// again; what they resolved stays in the trail under their name.
+func TestDisabledUser(t *testing.T) {
+	c := newConsole(t)
+	ctx := context.Background()
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	officer := c.browser(t)
+	_, csrf := officer.login("ana", password)
+	if resp, _ := officer.post("/alert", url.Values{"csrf": {csrf}, "id": {a.ID}, "action": {"resolve"}, "resolution": {"false_alarm"}, "note": {"dealer right"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("resolving = %d", resp.StatusCode)
+	}
+	if err := c.db.DisableUser(ctx, "ana", c.clock()); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := officer.get("/"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("GET / by a user disabled since logging in = %d, want a redirect to log in", resp.StatusCode)
+	}
+	if resp, _ := c.browser(t).login("ana", password); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a disabled user logging in = %d, want 401", resp.StatusCode)
+	}
+	viewer := c.browser(t)
+	viewer.login("vic", password)
+	if _, page := viewer.get(alertURL(a.ID)); !strings.Contains(page, "ana</span> resolved: <strong>false alarm</strong>") {
+		t.Errorf("the trail lost the disabled officer's resolution")
+	}
+}
