@@ -95,8 +95,10 @@ type Ingester struct {
 	mu     sync.Mutex
 	counts map[string]int64
 
-	// subscribed is set once the broker has accepted the subscriptions.
-	subscribed atomic.Bool
+	// subscribed is set once the broker has accepted the subscriptions;
+	// leaving once Run has begun to stop, so that a reconnection then
+	// neither subscribes again nor reports the instance alive.
+	subscribed, leaving atomic.Bool
 	// handling counts the messages being stored; lastDone is when the
 	// latest one was handed over (UnixNano). A hand-over drains by them.
 	handling atomic.Int64
@@ -211,7 +213,7 @@ var retry = []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 *
 // Roster it is alive every heartbeatEvery; one not heard from for
 // heartbeatFresh counts as gone. Handing over, it waits for its session's
 // last messages until none came for drainQuiet, at most drainMax.
-var (
+const (
 	heartbeatEvery = 10 * time.Second
 	heartbeatFresh = 3 * heartbeatEvery
 	drainQuiet     = time.Second
@@ -286,7 +288,7 @@ func (in *Ingester) heartbeats(ctx context.Context) {
 
 func (in *Ingester) heartbeat(ctx context.Context) {
 	r := in.roster()
-	if r == nil || !in.subscribed.Load() {
+	if r == nil || !in.subscribed.Load() || in.leaving.Load() {
 		return
 	}
 	if err := r.Heartbeat(ctx, in.cfg.SharedGroup, in.cfg.ClientID, time.Now()); err != nil && ctx.Err() == nil {
@@ -298,6 +300,7 @@ func (in *Ingester) heartbeat(ctx context.Context) {
 // on, unsubscribes, so that the broker sends the others what it would
 // have kept for this one. It reports whether it unsubscribed.
 func (in *Ingester) handOver(client mqtt.Client) bool {
+	in.leaving.Store(true)
 	r := in.roster()
 	if r == nil || !in.subscribed.Load() {
 		return false
@@ -372,6 +375,9 @@ func (in *Ingester) options(ctx context.Context) (*mqtt.ClientOptions, error) {
 	opts.SetDefaultPublishHandler(handler)
 	opts.SetOnConnectHandler(func(c mqtt.Client) {
 		in.log.Info("console: connected to the broker", "broker", in.cfg.Broker)
+		if in.leaving.Load() {
+			return // the session keeps what it had; a hand-over must not undo its unsubscribing
+		}
 		tok := c.SubscribeMultiple(in.Filters(), handler)
 		switch {
 		case !tok.WaitTimeout(10 * time.Second):
