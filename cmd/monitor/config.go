@@ -235,7 +235,7 @@ func DefaultConfig() Config {
 		Evidence: EvidenceConfig{Dir: "state/evidence", MaxAge: 30 * 24 * time.Hour, MaxBytes: 2 << 30},
 		Metrics:  MetricsConfig{Addr: "127.0.0.1:9108"},
 		Log:      LogConfig{Level: "info", Format: "text"},
-		Console:  ConsoleConfig{Listen: "127.0.0.1:8080", Database: "console.db", Tables: []string{}, SessionTTL: 8 * time.Hour},
+		Console:  ConsoleConfig{Listen: "127.0.0.1:8080", Database: "console.db", Tables: []string{}, SessionTTL: 8 * time.Hour, EvidenceDays: 90},
 	}
 }
 

@@ -45,6 +45,9 @@ type ConsoleConfig struct {
 	Tables []string `mapstructure:"tables"`
 	// SessionTTL is how long a login lasts.
 	SessionTTL time.Duration `mapstructure:"session_ttl"`
+	// EvidenceDays is how long alerts' snapshots and clips are kept; 0
+	// keeps them for ever. Alerts and their trails are always kept.
+	EvidenceDays int `mapstructure:"evidence_days"`
 	// TLSCert and TLSKey, both set, serve the page over HTTPS.
 	TLSCert string `mapstructure:"tls_cert"`
 	TLSKey  string `mapstructure:"tls_key"`
@@ -73,6 +76,9 @@ func (c Config) validateConsole() error {
 	if k.SessionTTL < 5*time.Minute || k.SessionTTL > 7*24*time.Hour {
 		return &ConfigError{"console.session_ttl", k.SessionTTL, "want 5m to 168h"}
 	}
+	if k.EvidenceDays < 0 || k.EvidenceDays > 3650 {
+		return &ConfigError{"console.evidence_days", k.EvidenceDays, "want 0 (keep evidence for ever) to 3650 days"}
+	}
 	if (k.TLSCert == "") != (k.TLSKey == "") {
 		return &ConfigError{"console.tls_cert", k.TLSCert, "HTTPS needs both console.tls_cert and console.tls_key"}
 	}
@@ -81,6 +87,8 @@ func (c Config) validateConsole() error {
 
 const consoleUsage = "monitor console [--config FILE] [--listen ADDR] [--database DB] [--broker URL]"
 
+const delUserUsage = "monitor console deluser NAME [--config FILE] [--database DB]   (disables the user; their resolutions stay in the trail)"
+
 const addUserUsage = "monitor console adduser NAME --role viewer|officer [--config FILE] [--database DB]   (the password is read from stdin)"
 
 // runConsole runs the surveillance room's console: it stores what every
@@ -88,6 +96,9 @@ const addUserUsage = "monitor console adduser NAME --role viewer|officer [--conf
 func (m *Main) runConsole(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "adduser" {
 		return m.runAddUser(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "deluser" {
+		return m.runDelUser(ctx, args[1:])
 	}
 	fs := pflag.NewFlagSet("console", pflag.ContinueOnError)
 	configPath := fs.String("config", "", "configuration file (YAML)")
@@ -108,13 +119,9 @@ func (m *Main) runConsole(ctx context.Context, args []string) error {
 	if cfg.MQTT.Broker == "" {
 		return &ConfigError{"mqtt.broker", `""`, "the console needs the site's broker (tcp://host:1883 or ssl://host:8883), where the tables publish"}
 	}
-	var tc *tls.Config
-	if cfg.Console.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.Console.TLSCert, cfg.Console.TLSKey)
-		if err != nil {
-			return &ConfigError{"console.tls_cert", cfg.Console.TLSCert, "cannot load the certificate and its key: " + err.Error()}
-		}
-		tc = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	tc, err := consoleTLS(cfg.Console)
+	if err != nil {
+		return err
 	}
 	log := cfg.Logger(m.Stderr)
 	db, err := store.Open(ctx, cfg.Console.Database)
@@ -127,6 +134,25 @@ func (m *Main) runConsole(ctx context.Context, args []string) error {
 		return &ConfigError{"console.listen", cfg.Console.Listen, err.Error()}
 	}
 	return m.serveConsole(ctx, cfg, db, ln, tc, log)
+}
+
+// consoleTLS is the page's TLS configuration, nil for plain HTTP. A file
+// that cannot be read, or a key that is not the certificate's, is a
+// ConfigError naming its setting.
+func consoleTLS(k ConsoleConfig) (*tls.Config, error) {
+	if k.TLSCert == "" {
+		return nil, nil
+	}
+	for _, f := range []struct{ field, path string }{{"console.tls_cert", k.TLSCert}, {"console.tls_key", k.TLSKey}} {
+		if _, err := os.ReadFile(f.path); err != nil {
+			return nil, &ConfigError{f.field, f.path, "cannot read it: " + err.Error()}
+		}
+	}
+	cert, err := tls.LoadX509KeyPair(k.TLSCert, k.TLSKey)
+	if err != nil {
+		return nil, &ConfigError{"console.tls_cert", k.TLSCert, "want a PEM certificate whose key is console.tls_key (" + k.TLSKey + "): " + err.Error()}
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
 }
 
 // loadConsoleConfig loads the configuration with the console's flags, and
@@ -154,7 +180,9 @@ func (m *Main) serveConsole(ctx context.Context, cfg Config, db *store.Store, ln
 	if err != nil {
 		return err
 	}
-	in = ingest.New(ingestConfig(cfg, log, srv.Wake), db)
+	ic := ingestConfig(cfg, log, srv.Wake)
+	ic.Roster = db // used with console.shared_group
+	in = ingest.New(ic, db)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
@@ -171,6 +199,9 @@ func (m *Main) serveConsole(ctx context.Context, cfg Config, db *store.Store, ln
 	start(func() error { srv.Feed(ctx); return nil })
 	start(func() error { return in.Run(ctx) })
 	start(func() error { expireSessions(ctx, db, log); return nil })
+	if k.EvidenceDays > 0 {
+		start(func() error { pruneEvidence(ctx, db, time.Duration(k.EvidenceDays)*24*time.Hour, log); return nil })
+	}
 	start(func() error {
 		var err error
 		if tc != nil {
@@ -223,13 +254,39 @@ func ingestConfig(cfg Config, log *slog.Logger, wake func()) ingest.Config {
 	return ic
 }
 
-// expireSessions deletes expired sessions every hour until ctx ends.
+// expireSessions deletes expired sessions, and the failed logins of a
+// day ago and more, every hour until ctx ends.
 func expireSessions(ctx context.Context, db *store.Store, log *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
 		if err := db.DeleteExpiredSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("console: deleting expired sessions", "err", err)
+		}
+		if err := db.ForgetLoginFailures(ctx, time.Now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+			log.Warn("console: forgetting old failed logins", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// pruneEvidence deletes the evidence older than keep at start and then
+// every hour, until ctx ends.
+func pruneEvidence(ctx context.Context, db *store.Store, keep time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		n, err := db.PruneEvidence(ctx, now.Add(-keep), now)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("console: deleting expired evidence", "err", err, "deleted", n)
+		case n > 0:
+			log.Info("console: expired evidence deleted (console.evidence_days)", "files", n, "older_than", now.Add(-keep).Format(time.RFC3339))
 		}
 		select {
 		case <-ctx.Done():
@@ -276,5 +333,36 @@ func (m *Main) runAddUser(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "console: user %s (%s) saved in %s\n", name, *role, db.Dialect())
+	return nil
+}
+
+// runDelUser disables a console user: they can no longer log in, their
+// sessions end, and what they resolved stays in the trail under their
+// name. adduser with the name enables them again.
+func (m *Main) runDelUser(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("console deluser", pflag.ContinueOnError)
+	configPath := fs.String("config", "", "configuration file (YAML)")
+	fs.String("database", "", "SQLite file or postgres:// URL (default: console.database)")
+	if err := m.parseFlags(fs, delUserUsage, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(m.Stderr, "usage:", delUserUsage)
+		return errUsage
+	}
+	cfg, err := loadConsoleConfig(*configPath, fs)
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.Console.Database)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	name := fs.Arg(0)
+	if err := db.DisableUser(ctx, name, time.Now()); err != nil {
+		return fmt.Errorf("console deluser %s: %w", name, err)
+	}
+	fmt.Fprintf(m.Stdout, "console: user %s disabled in %s; their resolutions stay in the audit trail\n", name, db.Dialect())
 	return nil
 }

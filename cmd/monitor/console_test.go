@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -13,9 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"bjmonitor/console/store"
 	"bjmonitor/internal/mqtttest"
 )
 
@@ -29,6 +32,7 @@ func TestConsoleConfigErrors(t *testing.T) {
 		{"group", "console:\n  shared_group: a/b\n", "console.shared_group", "a/b"},
 		{"table", "console:\n  tables: [\"table 1\"]\n", "console.tables", "table 1"},
 		{"short session", "console:\n  session_ttl: 1s\n", "console.session_ttl", "1s"},
+		{"evidence days", "console:\n  evidence_days: -1\n", "console.evidence_days", "-1"},
 		{"cert without key", "console:\n  tls_cert: c.pem\n", "console.tls_cert", "c.pem"},
 	}
 	for _, tt := range tests {
@@ -63,6 +67,19 @@ func startConsole(t *testing.T, broker, prefix string) string {
 	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	addConsoleUsers(t, config)
+	if _, err := os.Stat(filepath.Join(dir, "console.db")); err != nil {
+		t.Fatalf("the database is not beside the configuration: %v", err)
+	}
+	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+	runTestConsole(t, config, u, http.DefaultClient)
+	return u
+}
+
+// addConsoleUsers adds, with monitor console adduser, an officer ana and
+// a viewer vic (password "correct horse") to config's database.
+func addConsoleUsers(t *testing.T, config string) {
+	t.Helper()
 	for name, role := range map[string]string{"ana": "officer", "vic": "viewer"} {
 		var out, errOut bytes.Buffer
 		m := &Main{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader("correct horse\n")}
@@ -70,35 +87,50 @@ func startConsole(t *testing.T, broker, prefix string) string {
 			t.Fatalf("console adduser %s: %v\n%s", name, err, errOut.String())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "console.db")); err != nil {
-		t.Fatalf("the database is not beside the configuration: %v", err)
-	}
+}
+
+// runTestConsole runs monitor console --config config until stop is
+// called (or the test ends), and returns once its page answers at u
+// through c. stop fails the test if the console does not stop cleanly
+// within 40 s (a hand-over may take a while on a busy machine).
+func runTestConsole(t *testing.T, config, u string, c *http.Client) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done := make(chan struct{})
+	var runErr error
 	var stderr syncBuffer
 	go func() {
-		done <- (&Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, []string{"console", "--config", config})
+		defer close(done)
+		runErr = (&Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, []string{"console", "--config", config})
 	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("console: %v", err)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+				if runErr != nil {
+					t.Errorf("console: %v", runErr)
+				}
+			case <-time.After(40 * time.Second):
+				t.Errorf("the console did not stop within 40 s of its context")
 			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("the console did not stop within 10 s of its context")
-		}
-		if t.Failed() {
-			t.Logf("console's log:\n%s", stderr.String())
-		}
-	})
-	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+			if t.Failed() {
+				t.Logf("console %s's log:\n%s", u, stderr.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if resp, err := http.Get(u + "/login"); err == nil {
+		if resp, err := c.Get(u + "/login"); err == nil {
 			resp.Body.Close()
-			return u
+			return stop
+		}
+		select {
+		case <-done:
+			t.Fatalf("the console ended before serving: %v; log:\n%s", runErr, stderr.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the console did not serve within 30 s; log:\n%s", stderr.String())
@@ -174,3 +206,77 @@ func loggedIn(t *testing.T, u, name string) *http.Client {
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// TestPruneEvidenceLoop: the console deletes evidence past
+// console.evidence_days as it starts, and the loop ends with its context.
+func TestPruneEvidenceLoop(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	for id, age := range map[string]time.Duration{"old": 91 * 24 * time.Hour, "new": 89 * 24 * time.Hour} {
+		if _, err := db.AddEvidence(ctx, store.Evidence{AlertID: id, File: "clip", ContentType: "video/mp4", Received: now.Add(-age), Data: []byte(id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pruneEvidence(lctx, db, 90*24*time.Hour, slog.New(slog.DiscardHandler))
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := db.Evidence(ctx, "old", "clip"); errors.Is(err, store.ErrExpired) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the evidence 91 days old was not deleted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := db.Evidence(ctx, "new", "clip"); err != nil {
+		t.Errorf("the evidence 89 days old: %v, want it kept", err)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Error("the pruning loop did not end with its context")
+	}
+}
+
+// TestConsoleDelUser: monitor console deluser disables a user, who can
+// then no longer log in; an unknown name is an error.
+func TestConsoleDelUser(t *testing.T) {
+	config := writeConfig(t, "console:\n  database: "+filepath.Join(t.TempDir(), "c.db")+"\n")
+	addConsoleUsers(t, config)
+	stdout, _, err := run(t, "console", "deluser", "ana", "--config", config)
+	if err != nil || !strings.Contains(stdout, "user ana disabled") {
+		t.Fatalf("console deluser ana = %q, %v", stdout, err)
+	}
+	if _, _, err := run(t, "console", "deluser", "eve", "--config", config); !errors.Is(err, store.ErrNotFound) || exitCode(err) != 1 {
+		t.Errorf("console deluser eve = %v (exit %d), want ErrNotFound, exit 1", err, exitCode(err))
+	}
+	if _, _, err := run(t, "console", "deluser", "--config", config); exitCode(err) != 2 {
+		t.Errorf("console deluser without a name: exit %d, want 2", exitCode(err))
+	}
+	cfg, err := loadConfig(config, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), cfg.Console.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if u, err := db.User(context.Background(), "ana"); err != nil || u.Disabled.IsZero() {
+		t.Errorf("ana after deluser: %+v, %v; want disabled", u, err)
+	}
+	if u, err := db.User(context.Background(), "vic"); err != nil || !u.Disabled.IsZero() {
+		t.Errorf("vic after deluser ana: %+v, %v; want still enabled", u, err)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"bjmonitor/internal/mqtttest"
+	"bjmonitor/internal/pgtest"
 	"bjmonitor/publish"
 	"bjmonitor/publish/testcert"
 )
@@ -36,7 +37,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.Stop() // the console's tests on PostgreSQL
+	os.Exit(code)
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader on two

@@ -198,7 +198,8 @@ Usage:
       in console.database, or PostgreSQL for a postgres:// URL) and serves
       the web page on console.listen. Users are added with
       "monitor console adduser NAME --role viewer|officer" (password on
-      stdin). See docs/console.md.
+      stdin), and disabled with "monitor console deluser NAME". See
+      docs/console.md.
   monitor version [--config FILE]
       Print the monitor's version and commit, and the name, creation date
       and digest of the card models the configuration names.

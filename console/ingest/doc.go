@@ -18,7 +18,10 @@
 // ($share/<group>/…): each round, outcome, alert and evidence file then
 // reaches one instance only. Availability and stats are small, retained or
 // frequent, and idempotent to store, so every instance takes them all
-// (brokers do not send retained messages to shared subscriptions).
+// (brokers do not send retained messages to shared subscriptions). A
+// broker deals the group's messages to stopped members too, so with a
+// Roster an instance that stops while others run hands its share over
+// (Run says how).
 //
 //	in := ingest.New(ingest.Config{Broker: "tcp://broker:1883", TopicPrefix: "bjmonitor"}, db)
 //	err := in.Run(ctx) // until ctx ends

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
@@ -30,6 +31,20 @@ type Sink interface {
 
 var _ Sink = (*store.Store)(nil)
 
+// Roster keeps the instances of a shared group that are running, so that
+// one stopping knows whether another carries on.
+type Roster interface {
+	// Heartbeat records that instance id of group is running and
+	// subscribed, as of at.
+	Heartbeat(ctx context.Context, group, id string, at time.Time) error
+	// Leave removes id from group and returns how many others were heard
+	// from after since; of instances leaving together, one finds itself
+	// the last.
+	Leave(ctx context.Context, group, id string, since time.Time) (others int, err error)
+}
+
+var _ Roster = (*store.Store)(nil)
+
 // Config is where the console takes the tables' messages from.
 type Config struct {
 	// Broker is tcp://host:1883 or ssl://host:8883.
@@ -45,6 +60,9 @@ type Config struct {
 	// SharedGroup, when set, shares records with the other consoles of
 	// the group ($share/<group>/…).
 	SharedGroup string
+	// Roster, with SharedGroup, lets an instance that stops hand its share
+	// over to the others (see Run); nil: it keeps its share.
+	Roster Roster
 	// Tables, when given, are the tables the console watches; messages of
 	// any other are counted (unknown_table) and skipped. Empty: every
 	// table under the prefix.
@@ -76,6 +94,15 @@ type Ingester struct {
 
 	mu     sync.Mutex
 	counts map[string]int64
+
+	// subscribed is set once the broker has accepted the subscriptions;
+	// leaving once Run has begun to stop, so that a reconnection then
+	// neither subscribes again nor reports the instance alive.
+	subscribed, leaving atomic.Bool
+	// handling counts the messages being stored; lastDone is when the
+	// latest one was handed over (UnixNano). A hand-over drains by them.
+	handling atomic.Int64
+	lastDone atomic.Int64
 }
 
 // New returns an Ingester storing into sink.
@@ -182,12 +209,34 @@ func (in *Ingester) Filters() map[string]byte {
 // store error (a database that went away): 1 s, 5 s, 10 s, then every 30 s.
 var retry = []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
+// Heartbeats and hand-over: an instance of a shared group tells the
+// Roster it is alive every heartbeatEvery; one not heard from for
+// heartbeatFresh counts as gone. Handing over, it waits for its session's
+// last messages until none came for drainQuiet, at most drainMax.
+const (
+	heartbeatEvery = 10 * time.Second
+	heartbeatFresh = 3 * heartbeatEvery
+	drainQuiet     = time.Second
+	drainMax       = 30 * time.Second
+)
+
 // Run connects to the broker, subscribes, and stores every message until
 // ctx ends. It returns an error only for a TLS setting it cannot use; an
 // unreachable broker, or one that refuses the console, is retried (and
 // logged) until ctx ends.
+//
+// An instance of a shared group keeps its subscription when it stops, so
+// that the broker keeps its share of the messages until it is back. With a
+// Roster, an instance that stops while another of its group runs hands
+// its share over instead: it unsubscribes, stores what the broker had
+// already queued for it, and only then disconnects; the last one to stop
+// keeps its subscription, so nothing published while the whole group is
+// down is lost.
 func (in *Ingester) Run(ctx context.Context) error {
-	opts, err := in.options(ctx)
+	// Storing goes on past ctx while a hand-over drains the session.
+	hctx, stopHandling := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopHandling()
+	opts, err := in.options(hctx)
 	if err != nil {
 		return err
 	}
@@ -201,9 +250,101 @@ func (in *Ingester) Run(ctx context.Context) error {
 		client.Disconnect(0)
 		return fmt.Errorf("console: broker %s: %w", in.cfg.Broker, err)
 	}
-	<-ctx.Done()
+	if in.roster() != nil {
+		in.heartbeats(ctx)
+	} else {
+		<-ctx.Done()
+	}
+	if in.handOver(client) {
+		in.drain()
+	}
+	stopHandling()
 	client.Disconnect(500)
 	return nil
+}
+
+// roster is the Roster when this instance is one of a shared group.
+func (in *Ingester) roster() Roster {
+	if in.cfg.SharedGroup == "" {
+		return nil
+	}
+	return in.cfg.Roster
+}
+
+// heartbeats tells the roster this instance is alive, once subscribed,
+// until ctx ends.
+func (in *Ingester) heartbeats(ctx context.Context) {
+	tick := time.NewTicker(heartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			in.heartbeat(ctx)
+		}
+	}
+}
+
+func (in *Ingester) heartbeat(ctx context.Context) {
+	r := in.roster()
+	if r == nil || !in.subscribed.Load() || in.leaving.Load() {
+		return
+	}
+	if err := r.Heartbeat(ctx, in.cfg.SharedGroup, in.cfg.ClientID, time.Now()); err != nil && ctx.Err() == nil {
+		in.log.Warn("console: cannot record this instance as alive", "group", in.cfg.SharedGroup, "err", err)
+	}
+}
+
+// handOver leaves the shared group and, when another instance carries
+// on, unsubscribes, so that the broker sends the others what it would
+// have kept for this one. It reports whether it unsubscribed.
+func (in *Ingester) handOver(client mqtt.Client) bool {
+	in.leaving.Store(true)
+	r := in.roster()
+	if r == nil || !in.subscribed.Load() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	others, err := r.Leave(ctx, in.cfg.SharedGroup, in.cfg.ClientID, time.Now().Add(-heartbeatFresh))
+	if err != nil {
+		in.log.Warn("console: cannot tell whether another instance carries on; the broker keeps this one's share until it is back",
+			"group", in.cfg.SharedGroup, "err", err)
+		return false
+	}
+	if others == 0 {
+		in.log.Info("console: last instance of the group to stop; the broker keeps what arrives until one is back", "group", in.cfg.SharedGroup)
+		return false
+	}
+	var filters []string
+	for f := range in.Filters() {
+		filters = append(filters, f)
+	}
+	tok := client.Unsubscribe(filters...)
+	if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		in.log.Warn("console: cannot hand over to the group; the broker keeps this instance's share until it is back",
+			"group", in.cfg.SharedGroup, "err", tok.Error())
+		return false
+	}
+	in.log.Info("console: stopping; the group's other instances take its share", "group", in.cfg.SharedGroup, "others", others)
+	return true
+}
+
+// drain stores what the broker had queued for this instance before it
+// unsubscribed: it returns once no message came for drainQuiet, or after
+// drainMax.
+func (in *Ingester) drain() {
+	in.lastDone.Store(time.Now().UnixNano())
+	deadline := time.Now().Add(drainMax)
+	for time.Now().Before(deadline) {
+		quiet := time.Since(time.Unix(0, in.lastDone.Load()))
+		if in.handling.Load() == 0 && quiet >= drainQuiet {
+			return
+		}
+		time.Sleep(drainQuiet / 10)
+	}
+	in.log.Warn("console: stopped before storing all its queued messages; the broker keeps them until it is back", "waited", drainMax)
 }
 
 // options are paho's options: a persistent session, messages handed over
@@ -234,8 +375,20 @@ func (in *Ingester) options(ctx context.Context) (*mqtt.ClientOptions, error) {
 	opts.SetDefaultPublishHandler(handler)
 	opts.SetOnConnectHandler(func(c mqtt.Client) {
 		in.log.Info("console: connected to the broker", "broker", in.cfg.Broker)
-		if tok := c.SubscribeMultiple(in.Filters(), handler); tok.WaitTimeout(10*time.Second) && tok.Error() != nil {
+		if in.leaving.Load() {
+			return // the session keeps what it had; a hand-over must not undo its unsubscribing
+		}
+		tok := c.SubscribeMultiple(in.Filters(), handler)
+		switch {
+		case !tok.WaitTimeout(10 * time.Second):
+			in.log.Error("console: the broker did not answer the subscription within 10 s")
+		case tok.Error() != nil:
 			in.log.Error("console: subscribing", "err", tok.Error())
+		case len(refused(tok)) > 0:
+			in.log.Error("console: the broker refused subscriptions (0x80: not allowed, or $share not supported)", "filters", refused(tok))
+		default:
+			in.subscribed.Store(true)
+			in.heartbeat(ctx)
 		}
 	})
 	opts.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
@@ -244,10 +397,30 @@ func (in *Ingester) options(ctx context.Context) (*mqtt.ClientOptions, error) {
 	return opts, nil
 }
 
+// refused lists the filters the broker refused in its SUBACK.
+func refused(tok mqtt.Token) []string {
+	st, ok := tok.(*mqtt.SubscribeToken)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for f, code := range st.Result() {
+		if code >= 0x80 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // deliver stores msg, retrying while the store fails, and acknowledges it
 // once stored (or skipped as malformed). Given up when ctx ends, it is not
 // acknowledged: the broker delivers it again to the next session.
 func (in *Ingester) deliver(ctx context.Context, msg mqtt.Message) {
+	in.handling.Add(1)
+	defer func() {
+		in.lastDone.Store(time.Now().UnixNano())
+		in.handling.Add(-1)
+	}()
 	for n := 0; ; n++ {
 		_, err := in.Handle(ctx, msg.Topic(), msg.Payload())
 		if err == nil {

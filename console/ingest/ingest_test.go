@@ -168,3 +168,66 @@ func TestRunAgainstMosquitto(t *testing.T) {
 		t.Errorf("the alert sent while away: %v", err)
 	}
 }
+
+// fakeRoster answers Leave with others and err.
+type fakeRoster struct {
+	others int
+	err    error
+}
+
+var _ Roster = (*fakeRoster)(nil)
+
+func (f *fakeRoster) Heartbeat(context.Context, string, string, time.Time) error { return nil }
+func (f *fakeRoster) Leave(context.Context, string, string, time.Time) (int, error) {
+	return f.others, f.err
+}
+
+// TestHandOver: an instance of a shared group that stops hands its share
+// to the others only when the roster says another carries on; otherwise
+// the broker keeps dealing it its turn.
+func TestHandOver(t *testing.T) {
+	const n = 6
+	tests := []struct {
+		name      string
+		roster    *fakeRoster
+		handedOff bool
+	}{
+		{"another runs", &fakeRoster{others: 1}, true},
+		{"the last", &fakeRoster{others: 0}, false},
+		{"roster unreachable", &fakeRoster{others: 1, err: errors.New("database gone")}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mqtttest.NewMosquitto(t, "")
+			b.Start()
+			cfg := Config{Broker: b.URL(), TopicPrefix: "p", SharedGroup: "room", Roster: tt.roster}
+			stored := map[string]int{}
+			var mu sync.Mutex
+			sinkOf := func(id string) *fakeSink {
+				return &fakeSink{addAlert: func(store.Alert) (bool, error) { mu.Lock(); stored[id]++; mu.Unlock(); return true, nil }}
+			}
+			cfg.ClientID = "leaving"
+			leaving := New(cfg, sinkOf("leaving"))
+			stop := run(t, leaving)
+			cfg.ClientID = "staying"
+			staying := New(cfg, sinkOf("staying"))
+			run(t, staying)
+			waitFor(t, staying, "both subscribed", func() bool { return leaving.subscribed.Load() && staying.subscribed.Load() })
+			stop()
+			for i := range n {
+				mqtttest.Publish(t, b.URL(), "p/t/alert", fmt.Sprintf(`{"type":"alert","id":"t:%d:3:21+3:overpaid","table":"t","round":"%d","seat":3,"bet":"21+3","kind":"overpaid","severity":"mismatch"}`, i, i))
+			}
+			want := n
+			if !tt.handedOff {
+				want = n / 2 // round-robin: the stopped one's turns wait in its session
+			}
+			waitFor(t, staying, "the alerts", func() bool { return staying.Counts()[Stored] >= int64(want) })
+			time.Sleep(300 * time.Millisecond) // anything more would be wrong
+			mu.Lock()
+			defer mu.Unlock()
+			if stored["staying"] != want {
+				t.Errorf("the instance still running stored %d of %d alerts, want %d", stored["staying"], n, want)
+			}
+		})
+	}
+}

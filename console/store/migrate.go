@@ -126,6 +126,38 @@ var migrations = func() []migration {
 		`CREATE INDEX alerts_kind ON alerts (kind, severity, seq)`,
 	)
 	ms = append(ms, migration{version: 3, name: "indexes for the tables page and filters by kind", sqlite: v3lite, postgres: v3pg})
+	// Console instances of a shared group, and when each was last heard
+	// from (Heartbeat, Leave).
+	v4lite, v4pg := both(
+		`CREATE TABLE console_instances (
+			grp TEXT NOT NULL,
+			client_id TEXT NOT NULL,
+			seen_at BIGINT NOT NULL,
+			PRIMARY KEY (grp, client_id))`,
+	)
+	ms = append(ms, migration{version: 4, name: "console instances of a shared group", sqlite: v4lite, postgres: v4pg})
+	// Evidence is kept for a while (PruneEvidence): an expired file keeps
+	// its row, with no data, so the alert's page can say it expired.
+	v5lite, v5pg := both(
+		`ALTER TABLE evidence ADD COLUMN expired_at BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX evidence_age ON evidence (expired_at, received_at)`,
+	)
+	ms = append(ms, migration{version: 5, name: "evidence expires", sqlite: v5lite, postgres: v5pg})
+	// Failed logins in a row, by user name and by remote address
+	// ("user:ana", "addr:10.0.0.7"), so that every instance slows down
+	// the same guesser.
+	v6lite, v6pg := both(
+		`CREATE TABLE login_failures (
+			subject TEXT PRIMARY KEY,
+			failures INTEGER NOT NULL,
+			last_at BIGINT NOT NULL)`,
+	)
+	ms = append(ms, migration{version: 6, name: "failed logins", sqlite: v6lite, postgres: v6pg})
+	// A user is disabled, never deleted: their name stays in the trail.
+	v7lite, v7pg := both(
+		`ALTER TABLE users ADD COLUMN disabled_at BIGINT NOT NULL DEFAULT 0`,
+	)
+	ms = append(ms, migration{version: 7, name: "users can be disabled", sqlite: v7lite, postgres: v7pg})
 	return ms
 }()
 

@@ -240,32 +240,74 @@ func (s *Store) Outcomes(ctx context.Context, table, round string) ([]Outcome, e
 	return out, rows.Err()
 }
 
-// Evidence returns an alert's evidence file.
+// ErrExpired is returned for an evidence file deleted by PruneEvidence.
+var ErrExpired = errors.New("store: evidence expired")
+
+// Evidence returns an alert's evidence file, or ErrExpired once pruned.
 func (s *Store) Evidence(ctx context.Context, alertID, file string) (Evidence, error) {
 	e := Evidence{AlertID: alertID, File: file}
-	var at int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT content_type, received_at, data FROM evidence WHERE alert_id = ? AND file = ?`), alertID, file).Scan(&e.ContentType, &at, &e.Data)
-	if errors.Is(err, sql.ErrNoRows) {
+	var at, expired int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT content_type, received_at, expired_at, data FROM evidence WHERE alert_id = ? AND file = ?`), alertID, file).Scan(&e.ContentType, &at, &expired, &e.Data)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return e, ErrNotFound
+	case err == nil && expired != 0:
+		return e, ErrExpired
 	}
 	e.Received = ms(at)
 	return e, err
 }
 
-// EvidenceFiles names the evidence files stored for an alert.
-func (s *Store) EvidenceFiles(ctx context.Context, alertID string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT file FROM evidence WHERE alert_id = ? ORDER BY file`), alertID)
+// EvidenceFile is one of an alert's evidence files, as listed.
+type EvidenceFile struct {
+	File     string
+	Received time.Time
+	// Expired is when PruneEvidence deleted the file's data; zero while
+	// it is kept.
+	Expired time.Time
+}
+
+// EvidenceFiles lists the evidence files stored for an alert, kept or
+// expired, by name.
+func (s *Store) EvidenceFiles(ctx context.Context, alertID string) ([]EvidenceFile, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT file, received_at, expired_at FROM evidence WHERE alert_id = ? ORDER BY file`), alertID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []EvidenceFile
 	for rows.Next() {
-		var f string
-		if err := rows.Scan(&f); err != nil {
+		var f EvidenceFile
+		var at, expired int64
+		if err := rows.Scan(&f.File, &at, &expired); err != nil {
 			return nil, err
 		}
+		f.Received, f.Expired = ms(at), ms(expired)
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// pruneBatch is how many files PruneEvidence deletes in one statement,
+// so that the ingest, which writes to the same tables, never waits long.
+const pruneBatch = 50
+
+// PruneEvidence deletes the data of every evidence file received before
+// before, keeping its row as expired at now, and returns how many it
+// deleted. Alerts and their trails are never touched.
+func (s *Store) PruneEvidence(ctx context.Context, before, now time.Time) (int, error) {
+	total := 0
+	for {
+		res, err := s.db.ExecContext(ctx, s.q(`UPDATE evidence SET data = ?, expired_at = ?
+			WHERE (alert_id, file) IN (SELECT alert_id, file FROM evidence WHERE expired_at = 0 AND received_at < ? LIMIT ?)`),
+			[]byte{}, now.UnixMilli(), before.UnixMilli(), pruneBatch)
+		if err != nil {
+			return total, err
+		}
+		n, err := res.RowsAffected()
+		total += int(n)
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
 }

@@ -347,3 +347,201 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLeave(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		for _, h := range []struct {
+			group, id string
+			at        time.Time
+		}{
+			{"room", "a", t0}, {"room", "b", t0.Add(-10 * time.Second)}, {"room", "c", t0.Add(-time.Hour)}, {"other", "d", t0},
+			{"room", "a", t0.Add(time.Second)}, // a heartbeat again: still one row
+		} {
+			if err := s.Heartbeat(ctx, h.group, h.id, h.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		since := t0.Add(-30 * time.Second)
+		steps := []struct {
+			id   string
+			want int
+		}{
+			{"a", 1}, // b is alive; c went silent an hour ago; d is another group's
+			{"a", 1}, // leaving twice changes nothing
+			{"b", 0}, // the last one
+		}
+		for _, st := range steps {
+			if got, err := s.Leave(ctx, "room", st.id, since); err != nil || got != st.want {
+				t.Errorf("Leave(room, %s) = %d, %v; want %d others", st.id, got, err, st.want)
+			}
+		}
+	})
+}
+
+// TestLeaveTogether: of instances leaving at once, exactly one finds
+// itself the last, whichever the order.
+func TestLeaveTogether(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		const n = 4
+		for i := range n {
+			if err := s.Heartbeat(ctx, "room", fmt.Sprint(i), t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		results := make(chan int, n)
+		for i := range n {
+			go func() {
+				others, err := s.Leave(ctx, "room", fmt.Sprint(i), t0.Add(-time.Minute))
+				if err != nil {
+					t.Error(err)
+				}
+				results <- others
+			}()
+		}
+		last := 0
+		for range n {
+			if <-results == 0 {
+				last++
+			}
+		}
+		if last != 1 {
+			t.Errorf("%d instances found themselves the last, want 1", last)
+		}
+	})
+}
+
+// TestPruneEvidence: evidence older than the retention loses its data and
+// is marked expired; newer evidence, the alerts and their trails stay.
+func TestPruneEvidence(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		const old = 2*pruneBatch + 7 // several batches
+		for i := range old + 1 {
+			at := t0.Add(-100 * 24 * time.Hour)
+			if i == old {
+				at = t0.Add(-time.Hour) // the one kept
+			}
+			a := alert("t1", fmt.Sprint(i), 3, "overpaid", at)
+			if _, err := s.AddAlert(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"snapshot", "clip"} {
+				if _, err := s.AddEvidence(ctx, Evidence{AlertID: a.ID, File: f, ContentType: "image/jpeg", Received: at, Data: []byte("data of " + a.ID)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		oldID, keptID := alert("t1", "0", 3, "overpaid", t0).ID, alert("t1", fmt.Sprint(old), 3, "overpaid", t0).ID
+		if err := s.Record(ctx, AuditEntry{AlertID: oldID, At: t0, User: "ana", Action: Resolve, Resolution: ConfirmedError, Note: "seen"}); err != nil {
+			t.Fatal(err)
+		}
+		now := t0.Add(time.Minute)
+		cutoff := t0.Add(-90 * 24 * time.Hour)
+		for i, want := range []int{2 * old, 0} { // pruning again finds nothing
+			if got, err := s.PruneEvidence(ctx, cutoff, now); err != nil || got != want {
+				t.Errorf("PruneEvidence #%d = %d, %v; want %d", i+1, got, err, want)
+			}
+		}
+		if _, err := s.Evidence(ctx, oldID, "clip"); !errors.Is(err, ErrExpired) {
+			t.Errorf("Evidence(old clip) error = %v, want ErrExpired", err)
+		}
+		if e, err := s.Evidence(ctx, keptID, "clip"); err != nil || string(e.Data) != "data of "+keptID {
+			t.Errorf("Evidence(kept clip) = %q, %v; want its data", e.Data, err)
+		}
+		files, err := s.EvidenceFiles(ctx, oldID)
+		if err != nil || len(files) != 2 || !files[0].Expired.Equal(now.Truncate(time.Millisecond)) || files[0].File != "clip" {
+			t.Errorf("EvidenceFiles(old) = %+v, %v; want clip and snapshot expired at %v", files, err, now)
+		}
+		if files, err := s.EvidenceFiles(ctx, keptID); err != nil || len(files) != 2 || !files[1].Expired.IsZero() {
+			t.Errorf("EvidenceFiles(kept) = %+v, %v; want both kept", files, err)
+		}
+		// The monitor sending the file again does not bring it back.
+		if isNew, err := s.AddEvidence(ctx, Evidence{AlertID: oldID, File: "clip", ContentType: "video/mp4", Received: now, Data: []byte("again")}); err != nil || isNew {
+			t.Errorf("AddEvidence(pruned file) = %v, %v; want a duplicate", isNew, err)
+		}
+		var size int
+		if err := s.db.QueryRow(`SELECT COALESCE(SUM(LENGTH(data)), 0) FROM evidence WHERE expired_at <> 0`).Scan(&size); err != nil || size != 0 {
+			t.Errorf("expired evidence still holds %d bytes (%v), want none", size, err)
+		}
+		if n, err := s.CountAlerts(ctx, Filter{}); err != nil || n != old+1 {
+			t.Errorf("CountAlerts = %d, %v; want every alert, %d", n, err, old+1)
+		}
+		if trail, err := s.Audit(ctx, oldID); err != nil || len(trail) != 1 || trail[0].User != "ana" {
+			t.Errorf("Audit(old) = %+v, %v; want ana's resolution", trail, err)
+		}
+	})
+}
+
+func TestLoginFailures(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		window := time.Hour
+		steps := []struct {
+			name    string
+			subject string
+			at      time.Time
+			want    int
+		}{
+			{"first", "user:ana", t0, 1},
+			{"second", "user:ana", t0.Add(time.Second), 2},
+			{"another subject", "addr:10.0.0.7", t0.Add(time.Second), 1},
+			{"third", "user:ana", t0.Add(2 * time.Second), 3},
+			{"after a quiet hour", "user:ana", t0.Add(2*time.Second + window + time.Millisecond), 1},
+		}
+		for _, st := range steps {
+			if got, err := s.AddLoginFailure(ctx, st.subject, st.at, st.at.Add(-window)); err != nil || got != st.want {
+				t.Errorf("%s: AddLoginFailure(%s) = %d, %v; want %d", st.name, st.subject, got, err, st.want)
+			}
+		}
+		if n, last, err := s.LoginFailures(ctx, "user:ana"); err != nil || n != 1 || !last.Equal(steps[4].at) {
+			t.Errorf("LoginFailures(user:ana) = %d, %v, %v; want 1 at %v", n, last, err, steps[4].at)
+		}
+		if err := s.ClearLoginFailures(ctx, "user:ana"); err != nil {
+			t.Fatal(err)
+		}
+		if n, _, err := s.LoginFailures(ctx, "user:ana"); err != nil || n != 0 {
+			t.Errorf("LoginFailures after clearing = %d, %v; want 0", n, err)
+		}
+		if err := s.ForgetLoginFailures(ctx, t0.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if n, _, err := s.LoginFailures(ctx, "addr:10.0.0.7"); err != nil || n != 0 {
+			t.Errorf("LoginFailures of a forgotten run = %d, %v; want 0", n, err)
+		}
+	})
+}
+
+func TestDisableUser(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		if err := s.PutUser(ctx, User{Name: "ana", Role: "officer", PasswordHash: "h1", Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateSession(ctx, Session{TokenHash: "x", User: "ana", CSRF: "c", Expires: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		for i, at := range []time.Time{t0.Add(time.Minute), t0.Add(time.Hour)} { // the second keeps the first date
+			if err := s.DisableUser(ctx, "ana", at); err != nil {
+				t.Fatalf("DisableUser #%d: %v", i+1, err)
+			}
+		}
+		if u, err := s.User(ctx, "ana"); err != nil || !u.Disabled.Equal(t0.Add(time.Minute)) {
+			t.Errorf("User(ana) = %+v, %v; want disabled at %v", u, err, t0.Add(time.Minute))
+		}
+		if _, err := s.Session(ctx, "x", t0); !errors.Is(err, ErrNotFound) {
+			t.Errorf("ana's session after disabling: %v, want ErrNotFound", err)
+		}
+		if err := s.DisableUser(ctx, "eve", t0); !errors.Is(err, ErrNotFound) {
+			t.Errorf("DisableUser(eve) = %v, want ErrNotFound", err)
+		}
+		// Added again, ana may log in.
+		if err := s.PutUser(ctx, User{Name: "ana", Role: "viewer", PasswordHash: "h2", Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if u, err := s.User(ctx, "ana"); err != nil || !u.Disabled.IsZero() || u.Role != "viewer" {
+			t.Errorf("User(ana) added again = %+v, %v; want an enabled viewer", u, err)
+		}
+	})
+}

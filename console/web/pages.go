@@ -182,14 +182,16 @@ func (s *Server) alertCSV(w http.ResponseWriter, r *http.Request, _ *visitor) {
 }
 
 type alertData struct {
-	A           alertRow
-	Round       *roundBody
-	Entries     []entry
-	Trail       []store.AuditEntry
-	Snapshot    string
-	Clip        string
-	Resolutions []string
-	Problem     string
+	A       alertRow
+	Round   *roundBody
+	Entries []entry
+	Trail   []store.AuditEntry
+	// Snapshot and Clip are the files' addresses while they are kept;
+	// SnapshotExpired and ClipExpired when they were pruned.
+	Snapshot, Clip               string
+	SnapshotExpired, ClipExpired time.Time
+	Resolutions                  []string
+	Problem                      string
 }
 
 func (s *Server) alertPage(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -223,12 +225,15 @@ func (s *Server) showAlert(w http.ResponseWriter, r *http.Request, v *visitor, i
 	}
 	d.Entries, d.Trail = entries(outcomes, alerts, a.ID), trail
 	for _, f := range files {
-		u := "/evidence?id=" + url.QueryEscape(a.ID) + "&file=" + f
-		switch f {
+		u := "/evidence?id=" + url.QueryEscape(a.ID) + "&file=" + f.File
+		if !f.Expired.IsZero() {
+			u = ""
+		}
+		switch f.File {
 		case "snapshot":
-			d.Snapshot = u
+			d.Snapshot, d.SnapshotExpired = u, f.Expired
 		case "clip":
-			d.Clip = u
+			d.Clip, d.ClipExpired = u, f.Expired
 		}
 	}
 	s.render(w, status, "alert", v, d)
@@ -279,6 +284,9 @@ func (s *Server) evidence(w http.ResponseWriter, r *http.Request, _ *visitor) {
 	e, err := s.store.Evidence(r.Context(), q.Get("id"), q.Get("file"))
 	if errors.Is(err, store.ErrNotFound) {
 		http.NotFound(w, r)
+		return
+	} else if errors.Is(err, store.ErrExpired) {
+		http.Error(w, "this evidence has expired (console.evidence_days)", http.StatusGone)
 		return
 	} else if err != nil {
 		s.fail(w, "reading evidence", err)

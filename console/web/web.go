@@ -24,7 +24,7 @@ type Store interface {
 	Outcomes(ctx context.Context, table, round string) ([]store.Outcome, error)
 	RoundAlerts(ctx context.Context, table, round string) ([]store.Alert, error)
 	Evidence(ctx context.Context, alertID, file string) (store.Evidence, error)
-	EvidenceFiles(ctx context.Context, alertID string) ([]string, error)
+	EvidenceFiles(ctx context.Context, alertID string) ([]store.EvidenceFile, error)
 	Record(ctx context.Context, e store.AuditEntry) error
 	Audit(ctx context.Context, alertID string) ([]store.AuditEntry, error)
 	Trails(ctx context.Context, ids []string) (map[string][]store.AuditEntry, error)
@@ -32,6 +32,9 @@ type Store interface {
 	CreateSession(ctx context.Context, se store.Session) error
 	Session(ctx context.Context, tokenHash string, now time.Time) (store.Session, error)
 	DeleteSession(ctx context.Context, tokenHash string) error
+	LoginFailures(ctx context.Context, subject string) (int, time.Time, error)
+	AddLoginFailure(ctx context.Context, subject string, at, since time.Time) (int, error)
+	ClearLoginFailures(ctx context.Context, subject string) error
 }
 
 var _ Store = (*store.Store)(nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -402,5 +403,157 @@ func TestLoginPageTwice(t *testing.T) {
 	resp, _ := b.post("/login", url.Values{"csrf": {csrfOf(t, first)}, "name": {"ana"}, "password": {password}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("posting the first login form after a second load = %d, want 303", resp.StatusCode)
+	}
+}
+
+// TestExpiredEvidence: once pruned, an alert's page says its evidence
+// expired, and the files are gone (410), the alert and its facts stay.
+func TestExpiredEvidence(t *testing.T) {
+	c := newConsole(t)
+	ctx := context.Background()
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	for _, f := range []string{"snapshot", "clip"} {
+		c.db.AddEvidence(ctx, store.Evidence{AlertID: a.ID, File: f, ContentType: "image/jpeg", Data: []byte("J"), Received: c.clock()})
+	}
+	b := c.browser(t)
+	b.login("vic", password)
+	if _, page := b.get(alertURL(a.ID)); !strings.Contains(page, `id="snapshot"`) || !strings.Contains(page, `id="clip"`) {
+		t.Fatalf("the alert's page does not show its evidence before it expires")
+	}
+	if n, err := c.db.PruneEvidence(ctx, c.clock().Add(time.Second), c.clock()); err != nil || n != 2 {
+		t.Fatalf("PruneEvidence = %d, %v; want 2", n, err)
+	}
+	resp, page := b.get(alertURL(a.ID))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET the alert = %d", resp.StatusCode)
+	}
+	for _, want := range []string{`id="snapshot-expired"`, `id="clip-expired"`, "The snapshot has expired", "paid $45.00"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the alert's page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `id="snapshot"`) || strings.Contains(page, `id="no-clip"`) {
+		t.Errorf("the alert's page shows expired evidence as there, or as not yet arrived")
+	}
+	if resp, _ := b.get("/evidence?id=" + url.QueryEscape(a.ID) + "&file=clip"); resp.StatusCode != http.StatusGone {
+		t.Errorf("GET the expired clip = %d, want 410 Gone", resp.StatusCode)
+	}
+}
+
+// attempt posts a login for name with pw from the remote address addr,
+// straight to the server, and returns the status.
+func (c *console) attempt(t *testing.T, name, pw, addr string) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	c.srv.ServeHTTP(rec, httptest.NewRequest("GET", "/login", nil))
+	token := csrfOf(t, rec.Body.String())
+	req := httptest.NewRequest("POST", "/login", strings.NewReader(url.Values{"csrf": {token}, "name": {name}, "password": {pw}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: loginCookie, Value: token})
+	req.RemoteAddr = addr + ":40000"
+	rec = httptest.NewRecorder()
+	c.srv.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// TestLoginRateLimit: after 5 failed logins in a row for a user, or from
+// an address, each attempt waits a delay that doubles; the refusals are
+// logged.
+func TestLoginRateLimit(t *testing.T) {
+	c := newConsole(t)
+	var logs syncBuf
+	c.srv.log = slog.New(slog.NewTextHandler(&logs, nil))
+	const wrong, tooMany, in = http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusSeeOther
+	steps := []struct {
+		name, user, pw, addr string
+		advance              time.Duration
+		want                 int
+	}{
+		{"1st wrong", "ana", "guess 1", "10.0.0.1", 0, wrong},
+		{"2nd wrong", "ana", "guess 2", "10.0.0.2", 0, wrong},
+		{"3rd wrong", "ana", "guess 3", "10.0.0.3", 0, wrong},
+		{"4th wrong", "ana", "guess 4", "10.0.0.4", 0, wrong},
+		{"5th wrong", "ana", "guess 5", "10.0.0.5", 0, wrong},
+		{"the user waits, from any address", "ana", password, "10.0.0.9", 0, tooMany},
+		{"another user is not slowed", "vic", password, "10.0.0.9", 0, in},
+		{"a second later", "ana", "guess 6", "10.0.0.6", time.Second, wrong},
+		{"the delay doubled", "ana", password, "10.0.0.9", time.Second, tooMany},
+		{"after 2 s", "ana", password, "10.0.0.9", time.Second, in},
+		{"success forgets the user's failures", "ana", "guess 7", "10.0.0.7", 0, wrong},
+		// One address guessing several names.
+		{"a 1st", "eve", "x", "10.0.1.1", 0, wrong},
+		{"a 2nd", "mallory", "x", "10.0.1.1", 0, wrong},
+		{"a 3rd", "trudy", "x", "10.0.1.1", 0, wrong},
+		{"a 4th", "oscar", "x", "10.0.1.1", 0, wrong},
+		{"a 5th", "ana", "x", "10.0.1.1", 0, wrong},
+		{"the address waits, for any user", "vic", password, "10.0.1.1", 0, tooMany},
+		{"another address does not", "vic", password, "10.0.1.2", 0, in},
+		{"an hour later all is forgotten", "vic", password, "10.0.1.1", time.Hour, in},
+	}
+	for _, st := range steps {
+		c.advance(st.advance)
+		if got := c.attempt(t, st.user, st.pw, st.addr); got != st.want {
+			t.Errorf("%s: login as %s from %s = %d, want %d", st.name, st.user, st.addr, got, st.want)
+		}
+	}
+	for _, want := range []string{"repeated failed logins; slowing down", "subject=user:ana failures=5", "subject=addr:10.0.1.1 failures=5",
+		"too many failed logins", "retry_in_s=1"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+}
+
+func TestLoginDelay(t *testing.T) {
+	for n, want := range map[int]time.Duration{0: 0, 4: 0, 5: time.Second, 6: 2 * time.Second, 9: 16 * time.Second, 14: 512 * time.Second,
+		15: maxLoginDelay, 70: maxLoginDelay} {
+		if got := loginDelay(n); got != want {
+			t.Errorf("loginDelay(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// syncBuf is a log buffer safe for the server's goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestDisabledUser: a disabled officer is logged out and cannot log in
+// again; what they resolved stays in the trail under their name.
+func TestDisabledUser(t *testing.T) {
+	c := newConsole(t)
+	ctx := context.Background()
+	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
+	officer := c.browser(t)
+	_, csrf := officer.login("ana", password)
+	if resp, _ := officer.post("/alert", url.Values{"csrf": {csrf}, "id": {a.ID}, "action": {"resolve"}, "resolution": {"false_alarm"}, "note": {"dealer right"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("resolving = %d", resp.StatusCode)
+	}
+	if err := c.db.DisableUser(ctx, "ana", c.clock()); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := officer.get("/"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("GET / by a user disabled since logging in = %d, want a redirect to log in", resp.StatusCode)
+	}
+	if resp, _ := c.browser(t).login("ana", password); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a disabled user logging in = %d, want 401", resp.StatusCode)
+	}
+	viewer := c.browser(t)
+	viewer.login("vic", password)
+	if _, page := viewer.get(alertURL(a.ID)); !strings.Contains(page, "ana</span> resolved: <strong>false alarm</strong>") {
+		t.Errorf("the trail lost the disabled officer's resolution")
 	}
 }
