@@ -119,9 +119,9 @@ type grid struct {
 	mapXY, mapA gocv.Mat
 	rect        gocv.Mat // BGR
 	grey        gocv.Mat
-	paper, skin gocv.Mat // 255 where the colour is paper's, skin's
-	hsv         []gocv.Mat
-	cols        int // tiles a row
+	paper, skin gocv.Mat   // 255 where the colour is paper's, skin's
+	hsv, lit    []gocv.Mat // per worker: the tile in HSV, its brightly lit paper
+	cols        int        // tiles a row
 	// Each tile's footprint in the eighth-size picture, and the picture
 	// there when the tile was last worked out (nil: not since Forget). A
 	// tile whose footprint has not changed since is not worked out again.
@@ -258,6 +258,7 @@ func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
 	g.skin = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
 	for range max(d.opts.Workers, 1) {
 		g.hsv = append(g.hsv, gocv.NewMat())
+		g.lit = append(g.lit, gocv.NewMat())
 	}
 	g.cols = (gw + tileW - 1) / tileW
 	tiles := g.cols * ((gh + tileH - 1) / tileH)
@@ -403,7 +404,7 @@ func (d *Detector) Close() error {
 	d.zones = nil
 	g := &d.grid
 	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge,
-		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin}, matPtrs(g.hsv)...) {
+		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin}, append(matPtrs(g.hsv), matPtrs(g.lit)...)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -621,7 +622,7 @@ func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone, img []uint8, stride int
 		// and type already.
 		gocv.Remap(frame, &rect, &mapXY, &mapA, gocv.InterpolationLinear, gocv.BorderConstant, black)
 		gocv.CvtColor(rect, &g.hsv[w], gocv.ColorBGRToHSV)
-		gocv.InRangeWithScalar(g.hsv[w], paperLo, paperHi, &paper)
+		paperPixels(g.hsv[w], &paper, &g.lit[w])
 		gocv.InRangeWithScalar(g.hsv[w], skinLo, skinHi, &skin)
 		gocv.CvtColor(rect, &grey, gocv.ColorBGRToGray)
 	})

@@ -155,3 +155,43 @@ func TestOpeningKeepsThinMargins(t *testing.T) {
 		}
 	}
 }
+
+// TestPaperPixels checks which colours (BGR, as the camera gives them)
+// count as card paper: white and cream paper, dimmed or under a warm
+// cast, but not the felts, the layout's gold print or the scenes' skin.
+func TestPaperPixels(t *testing.T) {
+	tests := []struct {
+		name  string
+		bgr   [3]uint8
+		paper bool
+	}{
+		{"white paper", [3]uint8{245, 246, 247}, true},
+		{"grey paper in shade", [3]uint8{140, 142, 145}, true},
+		{"cream paper", [3]uint8{215, 240, 252}, true},
+		{"cream paper under warm light", [3]uint8{165, 224, 255}, true},
+		{"white paper under cool light", [3]uint8{255, 226, 205}, true},
+		{"blue felt", [3]uint8{98, 60, 25}, false},
+		{"green felt", [3]uint8{40, 110, 30}, false},
+		{"gold print", [3]uint8{90, 200, 235}, false},
+		{"skin", [3]uint8{100, 122, 166}, false},
+		{"skin in the light", [3]uint8{120, 150, 205}, false},
+	}
+	bgr := gocv.NewMatWithSize(1, len(tests), gocv.MatTypeCV8UC3)
+	defer bgr.Close()
+	for i, tc := range tests {
+		for c := range 3 {
+			bgr.SetUCharAt(0, 3*i+c, tc.bgr[c])
+		}
+	}
+	hsv, paper, lit := gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	defer hsv.Close()
+	defer paper.Close()
+	defer lit.Close()
+	gocv.CvtColor(bgr, &hsv, gocv.ColorBGRToHSV)
+	paperPixels(hsv, &paper, &lit)
+	for i, tc := range tests {
+		if got := paper.GetUCharAt(0, i) == 255; got != tc.paper {
+			t.Errorf("%s %v: paper %v, want %v", tc.name, tc.bgr, got, tc.paper)
+		}
+	}
+}

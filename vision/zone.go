@@ -18,9 +18,21 @@ import (
 var (
 	paperLo = gocv.NewScalar(0, 0, 120, 0)
 	paperHi = gocv.NewScalar(180, 75, 255, 0)
-	skinLo  = gocv.NewScalar(2, 45, 80, 0)
-	skinHi  = gocv.NewScalar(25, 170, 255, 0)
+	// Brightly lit paper may be tinted more, by cream paper under warm
+	// light: still well clear of felt, and brighter than skin mostly is.
+	litPaperLo = gocv.NewScalar(0, 0, 215, 0)
+	litPaperHi = gocv.NewScalar(180, 110, 255, 0)
+	skinLo     = gocv.NewScalar(2, 45, 80, 0)
+	skinHi     = gocv.NewScalar(25, 170, 255, 0)
 )
+
+// paperPixels sets paper to 255 where the HSV picture hsv shows card
+// paper, 0 elsewhere; lit is scratch of hsv's size.
+func paperPixels(hsv gocv.Mat, paper, lit *gocv.Mat) {
+	gocv.InRangeWithScalar(hsv, paperLo, paperHi, paper)
+	gocv.InRangeWithScalar(hsv, litPaperLo, litPaperHi, lit)
+	gocv.BitwiseOr(*paper, *lit, paper)
+}
 
 // PaperBounds returns the HSV bounds (OpenCV: H 0..180) within which a
 // pixel counts as card paper, for other finders of cards (enroll) to
