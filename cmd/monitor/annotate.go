@@ -11,6 +11,7 @@ import (
 
 	"bjmonitor/alerts"
 	"bjmonitor/calibration"
+	"bjmonitor/game"
 	"bjmonitor/pipeline"
 	"bjmonitor/tracker"
 	"bjmonitor/video"
@@ -153,27 +154,30 @@ func (a *annotator) totals(r tracker.Round, scale float64, thick int) {
 				continue
 			}
 			var names []string
-			for _, c := range h.Cards {
-				names = append(names, c.Text)
+			for j := range h.Cards {
+				c, _ := r.Card(game.Place{Seat: s.Seat, Hand: i, Card: j})
+				names = append(names, c.Text())
 			}
-			label := fmt.Sprintf("%s = %d", strings.Join(names, " "), h.Total)
-			if h.Busted {
+			label := fmt.Sprintf("%s = %d", strings.Join(names, " "), h.Score().Total)
+			if h.Busted() {
 				label += " BUST"
 			}
 			if h.Doubled {
 				label += " (double)"
 			}
-			at := h.Cards[0].At
+			at := r.Seen[game.Place{Seat: s.Seat, Hand: i}].At
 			x, y := a.cal.ToImage(calibration.Point{X: at.X, Y: at.Y + 80 + 18*float64(i)})
 			text(&a.canvas, label, x-40*scale, y, scale, white, thick)
 		}
 	}
-	if len(r.Dealer) > 0 {
+	if len(r.Dealer.Cards) > 0 {
 		var names []string
-		for _, c := range r.Dealer {
-			names = append(names, c.Text)
+		for p, c := range r.Cards() {
+			if p.Hand < 0 {
+				names = append(names, c.Text())
+			}
 		}
-		at := r.Dealer[0].At
+		at := r.Seen[game.Place{Hand: -1}].At
 		x, y := a.cal.ToImage(calibration.Point{X: at.X, Y: at.Y - 60})
 		text(&a.canvas, "dealer "+strings.Join(names, " "), x-40*scale, y, scale, white, thick)
 	}
