@@ -288,7 +288,7 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 		return "the dealer has no card yet"
 	case len(r.Dealer.Cards) == 1:
 		return "the dealer holds only the up card: the players are still taking cards"
-	case holeCardDown(r):
+	case slices.ContainsFunc(r.HandCards(0, -1), func(c tracker.Card) bool { return c.FaceDown }):
 		return "the dealer's hole card is still face down"
 	}
 	for _, v := range r.Violations(p.cfg.Rules) {
@@ -297,16 +297,6 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 		}
 	}
 	return ""
-}
-
-// holeCardDown reports whether a dealer's card of r lies face down.
-func holeCardDown(r tracker.Round) bool {
-	for p, c := range r.Cards() {
-		if p.Hand < 0 && c.FaceDown {
-			return true
-		}
-	}
-	return false
 }
 
 // betweenRounds judges a meter reading that came when no round was in

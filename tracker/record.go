@@ -52,12 +52,12 @@ func (r Round) MarshalJSON() ([]byte, error) {
 		}
 		return out
 	}
-	rec.Dealer = write(r.row(0, -1))
+	rec.Dealer = write(r.HandCards(0, -1))
 	for _, s := range r.Seats {
 		sr := seatRecord{Seat: s.Seat, Hands: []handRecord{}}
 		for hi, h := range s.Hands {
 			sc := h.Score()
-			sr.Hands = append(sr.Hands, handRecord{Cards: write(r.row(s.Seat, hi)), SplitFrom: h.SplitFrom, Doubled: h.Doubled, Busted: sc.Bust(), Total: sc.Total})
+			sr.Hands = append(sr.Hands, handRecord{Cards: write(r.HandCards(s.Seat, hi)), SplitFrom: h.SplitFrom, Doubled: h.Doubled, Busted: sc.Bust(), Total: sc.Total})
 		}
 		rec.Seats = append(rec.Seats, sr)
 	}
@@ -88,7 +88,7 @@ func ParseRound(data []byte) (Round, error) {
 			}
 			row[i].Card = id
 		}
-		r.setRow(n, hi, row)
+		r.setHandCards(n, hi, row)
 		return nil
 	}
 	if err := read(0, -1, rec.Dealer, "dealer"); err != nil {

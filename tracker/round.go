@@ -162,9 +162,9 @@ func (r Round) Card(p game.Place) (Card, bool) {
 	return Card{(*cs)[p.Card], r.Seen[p]}, true
 }
 
-// row returns the cards of hand hi of seat n as read, or the dealer's for
-// hand -1; nil if the round has no such hand.
-func (r Round) row(n, hi int) []Card {
+// HandCards returns the cards of hand hi of seat n as read, or the
+// dealer's for hand -1; nil if the round has no such hand.
+func (r Round) HandCards(n, hi int) []Card {
 	if hi < 0 {
 		n = 0
 	}
@@ -179,9 +179,9 @@ func (r Round) row(n, hi int) []Card {
 	return out
 }
 
-// setRow makes cs the cards of hand hi of seat n, or the dealer's for hand
+// setHandCards makes cs the cards of hand hi of seat n, or the dealer's for hand
 // -1. The hand must exist.
-func (r *Round) setRow(n, hi int, cs []Card) {
+func (r *Round) setHandCards(n, hi int, cs []Card) {
 	if hi < 0 {
 		n = 0
 	}
@@ -273,7 +273,7 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	for _, tr := range rs.dealer {
 		dealer = append(dealer, card(tr))
 	}
-	r.setRow(0, -1, dealer)
+	r.setHandCards(0, -1, dealer)
 	for _, s := range rs.seats {
 		gs := game.Seat{Seat: s.n}
 		for _, h := range s.hands {
@@ -286,7 +286,7 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 				cs[i] = card(tr)
 				cs[i].Sideways = cs[i].Sideways || turnedInHand(h.cards, i)
 			}
-			r.setRow(s.n, hi, cs)
+			r.setHandCards(s.n, hi, cs)
 		}
 	}
 	t.settle(&r)
@@ -337,11 +337,11 @@ func (t *Tracker) settle(r *Round) {
 			h.Doubled = false // the sideways card was no double's
 		}
 	}
-	dealer := r.row(0, -1)
+	dealer := r.HandCards(0, -1)
 	if slices.ContainsFunc(dealer, func(c Card) bool { return c.Clipped }) {
 		r.Doubts = append(r.Doubts, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
 		lower(dealer)
-		r.setRow(0, -1, dealer)
+		r.setHandCards(0, -1, dealer)
 	}
 	for _, c := range dealer {
 		if !c.Card.Valid() && !c.FaceDown {
@@ -354,7 +354,7 @@ func (t *Tracker) settle(r *Round) {
 // double, and returns the doubts the reading of the hand leaves.
 func (r *Round) settleHand(n, hi int) []string {
 	var doubts []string
-	cs, dropped := dropMisreads(r.row(n, hi))
+	cs, dropped := dropMisreads(r.HandCards(n, hi))
 	for _, c := range dropped {
 		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: %s (confidence %.2f) not counted: the hand could not take it", n, hi, c.Text(), c.Confidence))
 	}
@@ -379,7 +379,7 @@ func (r *Round) settleHand(n, hi int) []string {
 	if slices.ContainsFunc(cs, func(c Card) bool { return c.Clipped }) {
 		doubt("a card reaches past the picture's edge, where more of the hand's cards may lie unseen")
 	}
-	r.setRow(n, hi, cs)
+	r.setHandCards(n, hi, cs)
 	return doubts
 }
 

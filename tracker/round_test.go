@@ -140,9 +140,9 @@ func TestSettleDoubts(t *testing.T) {
 			for _, h := range tt.hands {
 				r.Seats[0].Hands = append(r.Seats[0].Hands, game.Hand{SplitFrom: h.from})
 			}
-			r.setRow(0, -1, tt.dealer)
+			r.setHandCards(0, -1, tt.dealer)
 			for hi, h := range tt.hands {
-				r.setRow(1, hi, h.cards)
+				r.setHandCards(1, hi, h.cards)
 			}
 			tr.settle(&r)
 			got := strings.Join(r.Doubts, "; ")

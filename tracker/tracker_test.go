@@ -406,8 +406,7 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 				var hs []string
 				for hi, h := range s.Hands {
 					var cs []string
-					for ci := range h.Cards {
-						c, _ := r.Card(game.Place{Seat: s.Seat, Hand: hi, Card: ci})
+					for _, c := range r.HandCards(s.Seat, hi) {
 						cs = append(cs, c.Text())
 					}
 					hs = append(hs, fmt.Sprintf("%v doubled=%v", cs, h.Doubled))
@@ -452,10 +451,8 @@ func TestCardsSeenTogetherCountInDealingOrder(t *testing.T) {
 		t.Fatal("no round")
 	}
 	var got []string
-	for p, c := range r.Cards() {
-		if p.Hand < 0 {
-			got = append(got, c.Text())
-		}
+	for _, c := range r.HandCards(0, -1) {
+		got = append(got, c.Text())
 	}
 	if want := []string{"4C", "7S", "KH"}; !slices.Equal(got, want) {
 		t.Errorf("dealer %v, want %v", got, want)

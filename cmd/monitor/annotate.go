@@ -11,7 +11,6 @@ import (
 
 	"bjmonitor/alerts"
 	"bjmonitor/calibration"
-	"bjmonitor/game"
 	"bjmonitor/pipeline"
 	"bjmonitor/tracker"
 	"bjmonitor/video"
@@ -153,34 +152,33 @@ func (a *annotator) totals(r tracker.Round, scale float64, thick int) {
 			if len(h.Cards) == 0 {
 				continue
 			}
-			var names []string
-			for j := range h.Cards {
-				c, _ := r.Card(game.Place{Seat: s.Seat, Hand: i, Card: j})
-				names = append(names, c.Text())
-			}
-			label := fmt.Sprintf("%s = %d", strings.Join(names, " "), h.Score().Total)
+			cs := r.HandCards(s.Seat, i)
+			label := fmt.Sprintf("%s = %d", cardNames(cs), h.Score().Total)
 			if h.Busted() {
 				label += " BUST"
 			}
 			if h.Doubled {
 				label += " (double)"
 			}
-			at := r.Seen[game.Place{Seat: s.Seat, Hand: i}].At
+			at := cs[0].At
 			x, y := a.cal.ToImage(calibration.Point{X: at.X, Y: at.Y + 80 + 18*float64(i)})
 			text(&a.canvas, label, x-40*scale, y, scale, white, thick)
 		}
 	}
-	if len(r.Dealer.Cards) > 0 {
-		var names []string
-		for p, c := range r.Cards() {
-			if p.Hand < 0 {
-				names = append(names, c.Text())
-			}
-		}
-		at := r.Seen[game.Place{Hand: -1}].At
+	if dealer := r.HandCards(0, -1); len(dealer) > 0 {
+		at := dealer[0].At
 		x, y := a.cal.ToImage(calibration.Point{X: at.X, Y: at.Y - 60})
-		text(&a.canvas, "dealer "+strings.Join(names, " "), x-40*scale, y, scale, white, thick)
+		text(&a.canvas, "dealer "+cardNames(dealer), x-40*scale, y, scale, white, thick)
 	}
+}
+
+// cardNames lists cards as the round record writes them.
+func cardNames(cs []tracker.Card) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Text()
+	}
+	return strings.Join(out, " ")
 }
 
 func (a *annotator) poly(poly []calibration.Point, ink color.RGBA, thick int) {
