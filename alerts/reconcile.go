@@ -140,7 +140,7 @@ const tolerance = 0.005
 // cards the tracker rebuilt, and returns the outcomes and the alerts.
 // entries are the controller's events for this round, in order.
 func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]evaluator.Outcome, []Alert) {
-	g := r.Game()
+	g := r.Round
 	e := sortEntries(entries)
 	wagers, paid, paidOrder, awards, meterReading := e.wagers, e.paid, e.paidOrder, e.awards, e.meter
 	var out []Alert
@@ -380,17 +380,9 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // confidences, and whether any of them is below the bar.
 func (rc *Reconciler) reads(r tracker.Round, o evaluator.Outcome) ([]CardRead, bool) {
 	pool := map[cards.Card][]float64{}
-	add := func(cs []tracker.Card) {
-		for _, c := range cs {
+	for p, c := range r.Cards() { // the dealer's, then the seat's
+		if p.Hand < 0 || p.Seat == o.Seat {
 			pool[c.Card] = append(pool[c.Card], c.Confidence)
-		}
-	}
-	add(r.Dealer)
-	for _, s := range r.Seats {
-		if s.Seat == o.Seat {
-			for _, h := range s.Hands {
-				add(h.Cards)
-			}
 		}
 	}
 	var out []CardRead

@@ -17,21 +17,9 @@ import (
 // asRead turns a true round into the tracker's form, every card read with
 // confidence conf.
 func asRead(g game.Round, conf float64) tracker.Round {
-	r := tracker.Round{ID: g.ID, EndFrame: 100}
-	read := func(cs []cards.Card) []tracker.Card {
-		var out []tracker.Card
-		for _, c := range cs {
-			out = append(out, tracker.Card{Card: c, Text: c.String(), Confidence: conf})
-		}
-		return out
-	}
-	r.Dealer = read(g.Dealer.Cards)
-	for _, s := range g.Seats {
-		ts := tracker.Seat{Seat: s.Seat}
-		for _, h := range s.Hands {
-			ts.Hands = append(ts.Hands, tracker.Hand{Cards: read(h.Cards), SplitFrom: h.SplitFrom, Doubled: h.Doubled})
-		}
-		r.Seats = append(r.Seats, ts)
+	r := tracker.Round{Round: g, EndFrame: 100, Seen: map[game.Place]tracker.Sighting{}}
+	for p := range r.Cards() {
+		r.Seen[p] = tracker.Sighting{Confidence: conf}
 	}
 	return r
 }

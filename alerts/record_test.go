@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"bjmonitor/game"
 	"bjmonitor/tracker"
 )
 
@@ -39,9 +40,9 @@ func TestEncode(t *testing.T) {
 func TestEmptyListsAreNotNull(t *testing.T) {
 	for name, v := range map[string]any{
 		"alert":       Alert{ID: "x", Kind: Unjudged, Table: "t", Round: "1"},
-		"round":       tracker.Round{ID: "1"},
-		"empty hand":  tracker.Round{ID: "1", Seats: []tracker.Seat{{Seat: 2, Hands: []tracker.Hand{{SplitFrom: -1}}}}},
-		"no hands":    tracker.Round{ID: "1", Seats: []tracker.Seat{{Seat: 2}}},
+		"round":       tracker.Round{Round: game.Round{ID: "1"}},
+		"empty hand":  tracker.Round{Round: game.Round{ID: "1", Seats: []game.Seat{{Seat: 2, Hands: []game.Hand{{SplitFrom: -1}}}}}},
+		"no hands":    tracker.Round{Round: game.Round{ID: "1", Seats: []game.Seat{{Seat: 2}}}},
 		"alert cards": Alert{ID: "x", Kind: Overpaid, Table: "t", Round: "1", Cards: []CardRead{{Card: "7S", Confidence: 0.9}}},
 	} {
 		b, err := Encode(RecordAlert, "t", v)
@@ -52,7 +53,7 @@ func TestEmptyListsAreNotNull(t *testing.T) {
 			t.Errorf("%s: %s", name, b)
 		}
 	}
-	r := tracker.Round{ID: "1", Seats: []tracker.Seat{{Seat: 2}}}
+	r := tracker.Round{Round: game.Round{ID: "1", Seats: []game.Seat{{Seat: 2}}}}
 	if _, err := json.Marshal(r); err != nil || r.Seats[0].Hands != nil {
 		t.Errorf("writing a round changed it: %+v (%v)", r, err)
 	}

@@ -122,7 +122,7 @@ func (p *Pipeline) start(id string, frame int) []Result {
 // with cards on it, or one the controller has made entries for.
 func (p *Pipeline) inPlay(open string) bool {
 	snap, ok := p.trk.Snapshot()
-	return ok && (len(snap.Dealer) > 0 || len(snap.Seats) > 0 || len(p.entries[open]) > 0)
+	return ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0 || len(p.entries[open]) > 0)
 }
 
 // startInside takes a game_start for round id while round open is being
@@ -153,7 +153,7 @@ func (p *Pipeline) insideAlert(open, id string, frame int, then string) Result {
 	p.inside[open]++
 	a := p.rec.ProcedureAlert(open, frame, alerts.StartInOpenRound, p.inside[open],
 		fmt.Sprintf("game_start for round %s while round %s was open: its game_end had not come; %s", id, open, then))
-	return Result{Round: tracker.Round{ID: open, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}}
+	return Result{Round: tracker.Round{Round: game.Round{ID: open}, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}}
 }
 
 // hold keeps back the round in play when the tracker closed it (the table
@@ -203,7 +203,7 @@ func (p *Pipeline) advance(frame int) []Result {
 func (p *Pipeline) observed(rounds []tracker.Round, frame int) []Result {
 	out := p.finish(p.hold(rounds))
 	if p.held != nil {
-		if snap, ok := p.trk.Snapshot(); ok && (len(snap.Dealer) > 0 || len(snap.Seats) > 0) {
+		if snap, ok := p.trk.Snapshot(); ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0) {
 			out = append(out, p.release(frame)...)
 		}
 	}
@@ -254,7 +254,7 @@ func (p *Pipeline) end(id string, frame int) []Result {
 		p.trk.EndWhenCleared()
 		a := p.rec.ProcedureAlert(id, frame, alerts.EarlyGameEnd, p.early[id],
 			fmt.Sprintf("game_end for round %s while the round was still being dealt (%s); the round is judged when the table is cleared", id, why))
-		return append(out, Result{Round: tracker.Round{ID: id, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}})
+		return append(out, Result{Round: tracker.Round{Round: game.Round{ID: id}, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}})
 	}
 	rd, _ := p.trk.EndRound(frame)
 	p.current = ""
@@ -278,22 +278,22 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 	standing := false
 	for _, s := range r.Seats {
 		for _, h := range s.Hands {
-			standing = standing || !h.Busted && !(len(s.Hands) == 1 && h.Total == 21 && len(h.Cards) == 2)
+			standing = standing || !h.Busted() && !(len(s.Hands) == 1 && h.Score().Total == 21 && len(h.Cards) == 2)
 		}
 	}
 	switch {
 	case !standing:
 		return ""
-	case len(r.Dealer) == 0:
+	case len(r.Dealer.Cards) == 0:
 		return "the dealer has no card yet"
-	case len(r.Dealer) == 1:
+	case len(r.Dealer.Cards) == 1:
 		return "the dealer holds only the up card: the players are still taking cards"
-	case slices.ContainsFunc(r.Dealer, func(c tracker.Card) bool { return c.FaceDown }):
+	case slices.ContainsFunc(r.HandCards(0, -1), func(c tracker.Card) bool { return c.FaceDown }):
 		return "the dealer's hole card is still face down"
 	}
-	for _, v := range r.Game().Violations(p.cfg.Rules) {
+	for _, v := range r.Violations(p.cfg.Rules) {
 		if v.Rule == game.DealerDraws {
-			return fmt.Sprintf("the dealer must still draw on %d", cards.Score(r.Game().Dealer.Cards).Total)
+			return fmt.Sprintf("the dealer must still draw on %d", cards.Score(r.Dealer.Cards).Total)
 		}
 	}
 	return ""
@@ -311,7 +311,7 @@ func (p *Pipeline) betweenRounds(e controller.Event, frame int) []Result {
 		return nil
 	}
 	last := p.judged[len(p.judged)-1]
-	rd := tracker.Round{ID: last, StartFrame: frame, EndFrame: frame}
+	rd := tracker.Round{Round: game.Round{ID: last}, StartFrame: frame, EndFrame: frame}
 	outcomes, found := p.rec.Round(rd, []controller.Event{e})
 	return []Result{{Round: rd, Outcomes: outcomes, Alerts: found}}
 }
@@ -337,7 +337,7 @@ func (p *Pipeline) judgeWithoutCards(id string, frame int, why string) []Result 
 		p.forget(id)
 		return nil
 	}
-	return p.finish([]tracker.Round{{ID: id, StartFrame: frame, EndFrame: frame, Doubts: []string{why}}})
+	return p.finish([]tracker.Round{{Round: game.Round{ID: id}, StartFrame: frame, EndFrame: frame, Doubts: []string{why}}})
 }
 
 // Flush closes the round still open, at the end of the video or on

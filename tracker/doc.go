@@ -19,6 +19,12 @@
 // draws to 17); what the rules cannot settle is flagged as a doubt and its
 // cards' confidence lowered.
 //
+// A Round is the game's round (game.Round: the seats, hands and cards the
+// rules check and the evaluator judges) with what the picture showed of
+// each card, by its place: when it was counted, where it lay, how sure its
+// reading is. Round.Cards yields each card with its sighting; MarshalJSON
+// writes the round record the monitor publishes, and ParseRound reads it.
+//
 //	t := tracker.New(tracker.DefaultConfig(25), table, rules)
 //	for frame := range frames {
 //		for _, r := range t.Observe(frame) { publish(r) }

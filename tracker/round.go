@@ -1,8 +1,8 @@
 package tracker
 
 import (
-	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -60,118 +60,155 @@ func (r *roundState) replace(old, next *track) {
 	}
 }
 
-// Round is a rebuilt round, as the monitor publishes it.
+// Round is a rebuilt round, as the monitor publishes it: the game's round,
+// which the rules check and the evaluator judges, and what the picture
+// showed of each of its cards.
 type Round struct {
-	ID string `json:"round"`
+	game.Round
 	// StartFrame and EndFrame bound the round in the video.
-	StartFrame int      `json:"start_frame"`
-	EndFrame   int      `json:"end_frame"`
-	Dealer     []Card   `json:"dealer"`
-	Seats      []Seat   `json:"seats"`
-	Doubts     []string `json:"doubts,omitempty"`
+	StartFrame, EndFrame int
+	// Seen is what the picture showed of each card of the round, by the
+	// card's place in it (game.Place: the dealer's row is seat 0, hand
+	// -1). A card with no entry shows the zero Sighting.
+	Seen   map[game.Place]Sighting
+	Doubts []string
 	// StartUnseen: the monitor began watching after the round started
 	// (set by whoever knows: the controller's game_start was not seen), so
 	// a wager may have been entered that it never got.
-	StartUnseen bool `json:"-"`
+	StartUnseen bool
 }
 
-// Seat is one player's hands.
-type Seat struct {
-	Seat  int    `json:"seat"`
-	Hands []Hand `json:"hands"`
-}
-
-// Hand is one hand as dealt.
-type Hand struct {
-	Cards     []Card `json:"cards"`
-	SplitFrom int    `json:"split_from"`
-	Doubled   bool   `json:"doubled,omitempty"`
-	Busted    bool   `json:"busted,omitempty"`
-	Total     int    `json:"total"`
-}
-
-// Card is one card as read.
-type Card struct {
-	// Card is the reading, or the zero Card if it was never read (a hole
-	// card never turned).
-	Card       cards.Card `json:"-"`
-	Text       string     `json:"card"`
-	Confidence float64    `json:"confidence"`
+// Sighting is what the picture showed of one card, as the round record
+// writes it.
+type Sighting struct {
+	// Confidence is how sure the reading is: 0 for a card never read.
+	Confidence float64 `json:"confidence"`
 	// Frame is when it was counted; Order its place in the round's
 	// dealing order, from 0.
-	Frame    int               `json:"frame"`
-	Order    int               `json:"order"`
-	FaceDown bool              `json:"face_down,omitempty"`
-	Sideways bool              `json:"sideways,omitempty"`
-	At       calibration.Point `json:"at"`
+	Frame int `json:"frame"`
+	Order int `json:"order"`
+	// FaceDown: a card never read lay face down when last seen (a hole
+	// card never turned).
+	FaceDown bool `json:"face_down,omitempty"`
+	// Sideways: the card lay a quarter turned from its hand, as a
+	// double's card does.
+	Sideways bool `json:"sideways,omitempty"`
+	// At is the card's centre on the table, in mm.
+	At calibration.Point `json:"at"`
 	// Clipped: the card reached past the edge of the picture, where a
 	// card beside it could lie unseen.
 	Clipped bool `json:"clipped,omitempty"`
 }
 
-// MarshalJSON writes the round record; a round, seat or hand with no
-// cards lists none as [], never null.
-func (r Round) MarshalJSON() ([]byte, error) {
-	type plain Round // no methods, so no recursion
-	p := plain(r)
-	p.Dealer = nonNil(p.Dealer)
-	p.Seats = nonNil(slices.Clone(p.Seats)) // cloned: r's own stay as they are
-	for si := range p.Seats {
-		s := &p.Seats[si]
-		s.Hands = nonNil(slices.Clone(s.Hands))
-		for hi := range s.Hands {
-			s.Hands[hi].Cards = nonNil(s.Hands[hi].Cards)
-		}
-	}
-	return json.Marshal(p)
+// Card is one card of a round as read.
+type Card struct {
+	// Card is the reading, or the zero Card if it was never read (a hole
+	// card never turned).
+	Card cards.Card
+	Sighting
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+// How a card never read is written.
+const (
+	unreadText   = "??" // seen face up, its index never read
+	faceDownText = "XX" // face down, never turned
+)
+
+// Text is the card as the round record writes it: its name, or "XX" for
+// a card face down and never turned, or "??" for a card seen face up but
+// never read.
+func (c Card) Text() string {
+	switch {
+	case c.Card.Valid():
+		return c.Card.String()
+	case c.FaceDown:
+		return faceDownText
 	}
-	return s
+	return unreadText
 }
 
-// Game returns the round as the evaluator takes it.
-func (r Round) Game() game.Round {
-	g := game.Round{ID: r.ID}
-	for _, c := range r.Dealer {
-		g.Dealer.Cards = append(g.Dealer.Cards, c.Card)
-	}
-	for _, s := range r.Seats {
-		gs := game.Seat{Seat: s.Seat}
-		for _, h := range s.Hands {
-			gh := game.Hand{SplitFrom: h.SplitFrom, Doubled: h.Doubled}
-			for _, c := range h.Cards {
-				gh.Cards = append(gh.Cards, c.Card)
+// Cards yields every card of the round with its place: the dealer's, then
+// each seat's hands in order.
+func (r Round) Cards() iter.Seq2[game.Place, Card] {
+	return func(yield func(game.Place, Card) bool) {
+		for i, c := range r.Dealer.Cards {
+			p := game.Place{Hand: -1, Card: i}
+			if !yield(p, Card{c, r.Seen[p]}) {
+				return
 			}
-			gs.Hands = append(gs.Hands, gh)
 		}
-		g.Seats = append(g.Seats, gs)
-	}
-	return g
-}
-
-// LowConfidence reports whether any card the round shows at seat (or the
-// dealer's, for seat 0) was read with less than min.
-func (r Round) LowConfidence(seat int, min float64) bool {
-	check := func(cs []Card) bool {
-		return slices.ContainsFunc(cs, func(c Card) bool { return c.Confidence < min })
-	}
-	if seat == 0 {
-		return check(r.Dealer)
-	}
-	for _, s := range r.Seats {
-		if s.Seat == seat {
-			for _, h := range s.Hands {
-				if check(h.Cards) {
-					return true
+		for _, s := range r.Seats {
+			for hi, h := range s.Hands {
+				for i, c := range h.Cards {
+					p := game.Place{Seat: s.Seat, Hand: hi, Card: i}
+					if !yield(p, Card{c, r.Seen[p]}) {
+						return
+					}
 				}
 			}
 		}
 	}
-	return false
+}
+
+// Card returns the card at p, and whether the round has one there.
+func (r Round) Card(p game.Place) (Card, bool) {
+	if p.Hand < 0 {
+		p.Seat = 0
+	}
+	cs := r.slot(p.Seat, p.Hand)
+	if cs == nil || p.Card < 0 || p.Card >= len(*cs) {
+		return Card{}, false
+	}
+	return Card{(*cs)[p.Card], r.Seen[p]}, true
+}
+
+// HandCards returns the cards of hand hi of seat n as read, or the
+// dealer's for hand -1; nil if the round has no such hand.
+func (r Round) HandCards(n, hi int) []Card {
+	if hi < 0 {
+		n = 0
+	}
+	cs := r.slot(n, hi)
+	if cs == nil {
+		return nil
+	}
+	out := make([]Card, len(*cs))
+	for i, c := range *cs {
+		out[i] = Card{c, r.Seen[game.Place{Seat: n, Hand: hi, Card: i}]}
+	}
+	return out
+}
+
+// setHandCards makes cs the cards of hand hi of seat n, or the dealer's for hand
+// -1. The hand must exist.
+func (r *Round) setHandCards(n, hi int, cs []Card) {
+	if hi < 0 {
+		n = 0
+	}
+	slot := r.slot(n, hi)
+	if r.Seen == nil {
+		r.Seen = map[game.Place]Sighting{}
+	}
+	for i := range *slot {
+		delete(r.Seen, game.Place{Seat: n, Hand: hi, Card: i})
+	}
+	*slot = nil
+	for i, c := range cs {
+		*slot = append(*slot, c.Card)
+		r.Seen[game.Place{Seat: n, Hand: hi, Card: i}] = c.Sighting
+	}
+}
+
+// slot returns where the round keeps the cards of hand hi of seat n, or
+// the dealer's for hand -1; nil if it has no such hand.
+func (r *Round) slot(n, hi int) *[]cards.Card {
+	if hi < 0 {
+		return &r.Dealer.Cards
+	}
+	if h := r.hand(n, hi); h != nil {
+		return &h.Cards
+	}
+	return nil
 }
 
 // close finishes the open round: stale tracks stay on the felt until
@@ -224,37 +261,33 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	}
 	card := func(tr *track) Card {
 		id, conf := tr.identity()
-		c := Card{Card: id, Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}
-		if !id.Valid() {
-			c.FaceDown = tr.downs > 0 && !tr.faceUp
-			c.Text = unreadText
-			if c.FaceDown {
-				c.Text = faceDownText
-			}
-		} else {
-			c.Text = id.String()
-		}
+		c := Card{Card: id, Sighting: Sighting{Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}}
+		c.FaceDown = !id.Valid() && tr.downs > 0 && !tr.faceUp
 		return c
 	}
-	r := Round{ID: rs.id, StartFrame: rs.start, EndFrame: frame, Doubts: slices.Clone(rs.doubts)}
+	r := Round{Round: game.Round{ID: rs.id}, StartFrame: rs.start, EndFrame: frame, Doubts: slices.Clone(rs.doubts)}
 	if why != "" {
 		r.Doubts = append(r.Doubts, why)
 	}
+	var dealer []Card
 	for _, tr := range rs.dealer {
-		r.Dealer = append(r.Dealer, card(tr))
+		dealer = append(dealer, card(tr))
 	}
+	r.setHandCards(0, -1, dealer)
 	for _, s := range rs.seats {
-		out := Seat{Seat: s.n}
+		gs := game.Seat{Seat: s.n}
 		for _, h := range s.hands {
-			oh := Hand{SplitFrom: h.from}
-			for i, tr := range h.cards {
-				c := card(tr)
-				c.Sideways = c.Sideways || turnedInHand(h.cards, i)
-				oh.Cards = append(oh.Cards, c)
-			}
-			out.Hands = append(out.Hands, oh)
+			gs.Hands = append(gs.Hands, game.Hand{SplitFrom: h.from})
 		}
-		r.Seats = append(r.Seats, out)
+		r.Seats = append(r.Seats, gs)
+		for hi, h := range s.hands {
+			cs := make([]Card, len(h.cards))
+			for i, tr := range h.cards {
+				cs[i] = card(tr)
+				cs[i].Sideways = cs[i].Sideways || turnedInHand(h.cards, i)
+			}
+			r.setHandCards(s.n, hi, cs)
+		}
 	}
 	t.settle(&r)
 	return r
@@ -281,72 +314,72 @@ func turnedInHand(hand []*track, i int) bool {
 	return true
 }
 
-// settle applies the game's rules to the round: it marks doubles and
-// busts, and flags what the rules say cannot have happened (game.Round's
-// Violations) and what the picture could not show (a card never read, or
-// reaching past the picture's edge), lowering the confidence of the cards
+// settle applies the game's rules to the round: it marks doubles, and
+// flags what the rules say cannot have happened (game.Round's Violations)
+// and what the picture could not show (a card never read, or reaching
+// past the picture's edge), lowering the confidence of the cards
 // involved.
 func (t *Tracker) settle(r *Round) {
-	for si := range r.Seats {
-		s := &r.Seats[si]
+	for _, s := range r.Seats {
 		for hi := range s.Hands {
-			r.Doubts = append(r.Doubts, settleHand(s.Seat, hi, &s.Hands[hi])...)
+			r.Doubts = append(r.Doubts, r.settleHand(s.Seat, hi)...)
 		}
 	}
-	for _, v := range r.Game().Violations(t.rules) {
+	for _, v := range r.Violations(t.rules) {
 		r.Doubts = append(r.Doubts, v.Text)
 		for _, p := range v.Cards {
-			if c := r.card(p); c != nil {
-				c.Confidence = min(c.Confidence, doubtfulRead)
+			if s, ok := r.Seen[p]; ok {
+				s.Confidence = min(s.Confidence, doubtfulRead)
+				r.Seen[p] = s
 			}
 		}
 		if h := r.hand(v.Seat, v.Hand); h != nil && v.Rule == game.DoubleTakesOne {
 			h.Doubled = false // the sideways card was no double's
 		}
 	}
-	if slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Clipped }) {
+	dealer := r.HandCards(0, -1)
+	if slices.ContainsFunc(dealer, func(c Card) bool { return c.Clipped }) {
 		r.Doubts = append(r.Doubts, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
-		lower(r.Dealer)
+		lower(dealer)
+		r.setHandCards(0, -1, dealer)
 	}
-	for _, c := range r.Dealer {
+	for _, c := range dealer {
 		if !c.Card.Valid() && !c.FaceDown {
 			r.Doubts = append(r.Doubts, "a dealer card was never read")
 		}
 	}
 }
 
-// settleHand drops the misreads a hand could not take, marks a double and
-// the total, and returns the doubts the reading of the hand leaves.
-func settleHand(seat, hi int, h *Hand) []string {
+// settleHand drops the misreads hand hi of seat n could not take, marks a
+// double, and returns the doubts the reading of the hand leaves.
+func (r *Round) settleHand(n, hi int) []string {
 	var doubts []string
-	doubt := func(format string, a ...any) {
-		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: ", seat, hi)+fmt.Sprintf(format, a...))
-		lower(h.Cards)
-	}
-	var dropped []Card
-	h.Cards, dropped = dropMisreads(h.Cards)
+	cs, dropped := dropMisreads(r.HandCards(n, hi))
 	for _, c := range dropped {
-		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: %s (confidence %.2f) not counted: the hand could not take it", seat, hi, c.Text, c.Confidence))
+		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: %s (confidence %.2f) not counted: the hand could not take it", n, hi, c.Text(), c.Confidence))
 	}
-	for i, c := range h.Cards {
+	doubt := func(format string, a ...any) {
+		doubts = append(doubts, fmt.Sprintf("seat %d hand %d: ", n, hi)+fmt.Sprintf(format, a...))
+		lower(cs)
+	}
+	for i, c := range cs {
 		if c.Sideways {
 			if i == 2 {
-				h.Doubled = true
+				r.hand(n, hi).Doubled = true
 			} else {
 				doubt("card %d lies sideways, but a double takes the third card", i+1)
 			}
 		}
 	}
-	for i, c := range h.Cards {
+	for i, c := range cs {
 		if !c.Card.Valid() && !c.FaceDown {
 			doubt("card %d lies face up but was never read", i+1)
 		}
 	}
-	if slices.ContainsFunc(h.Cards, func(c Card) bool { return c.Clipped }) {
+	if slices.ContainsFunc(cs, func(c Card) bool { return c.Clipped }) {
 		doubt("a card reaches past the picture's edge, where more of the hand's cards may lie unseen")
 	}
-	sc := cards.Score(cardsOf(h.Cards))
-	h.Total, h.Busted = sc.Total, sc.Bust()
+	r.setHandCards(n, hi, cs)
 	return doubts
 }
 
@@ -360,24 +393,8 @@ func lower(cs []Card) {
 	}
 }
 
-// card returns the card at p, or nil if the round has none there.
-func (r *Round) card(p game.Place) *Card {
-	cs := r.Dealer
-	if p.Hand >= 0 {
-		h := r.hand(p.Seat, p.Hand)
-		if h == nil {
-			return nil
-		}
-		cs = h.Cards
-	}
-	if p.Card < 0 || p.Card >= len(cs) {
-		return nil
-	}
-	return &cs[p.Card]
-}
-
 // hand returns hand hi of seat n, or nil if the round has none.
-func (r *Round) hand(n, hi int) *Hand {
+func (r *Round) hand(n, hi int) *game.Hand {
 	for si := range r.Seats {
 		if s := &r.Seats[si]; s.Seat == n && hi >= 0 && hi < len(s.Hands) {
 			return &s.Hands[hi]

@@ -1,7 +1,6 @@
 package tracker
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 
 func TestDropMisreads(t *testing.T) {
 	c := func(s string, conf float64, sideways bool) Card {
-		return Card{Card: cards.MustParse(s), Text: s, Confidence: conf, Sideways: sideways}
+		return Card{Card: cards.MustParse(s), Sighting: Sighting{Confidence: conf, Sideways: sideways}}
 	}
 	// spread lays the cards out as a dealer does, each 15 mm right of and
 	// 17 mm above the one before, unless a card has a place of its own.
@@ -56,7 +55,7 @@ func TestDropMisreads(t *testing.T) {
 	text := func(cs []Card) string {
 		var out []string
 		for _, c := range cs {
-			out = append(out, c.Text)
+			out = append(out, c.Text())
 		}
 		return strings.Join(out, " ")
 	}
@@ -109,46 +108,59 @@ func TestTurnedInHand(t *testing.T) {
 // with a card that reached past the picture's edge.
 func TestSettleDoubts(t *testing.T) {
 	c := func(s string, clipped bool) Card {
-		return Card{Card: cards.MustParse(s), Text: s, Confidence: 0.95, Clipped: clipped}
+		return Card{Card: cards.MustParse(s), Sighting: Sighting{Confidence: 0.95, Clipped: clipped}}
 	}
 	dealer := []Card{c("5C", false), c("KD", false), c("7D", false)}
+	type hand struct {
+		from  int
+		cards []Card
+	}
 	tests := []struct {
 		name   string
-		hands  []Hand
+		hands  []hand
 		dealer []Card
 		doubt  string // "" for none
 		low    bool   // the seat's cards lowered to doubtful
 	}{
-		{"two cards", []Hand{{SplitFrom: -1, Cards: []Card{c("TS", false), c("AD", false)}}}, dealer, "", false},
-		{"a split hand of one card", []Hand{
-			{SplitFrom: -1, Cards: []Card{c("2C", false), c("TH", false)}},
-			{SplitFrom: 0, Cards: []Card{c("2H", false)}},
+		{"two cards", []hand{{-1, []Card{c("TS", false), c("AD", false)}}}, dealer, "", false},
+		{"a split hand of one card", []hand{
+			{-1, []Card{c("2C", false), c("TH", false)}},
+			{0, []Card{c("2H", false)}},
 		}, dealer, "seat 1 hand 1: 1 card(s), but every hand takes two", true},
-		{"a card past the picture's edge", []Hand{{SplitFrom: -1, Cards: []Card{c("2H", true), c("8H", false)}}}, dealer,
+		{"a card past the picture's edge", []hand{{-1, []Card{c("2H", true), c("8H", false)}}}, dealer,
 			"seat 1 hand 0: a card reaches past the picture's edge, where more of the hand's cards may lie unseen", true},
-		{"a dealer card past the picture's edge", []Hand{{SplitFrom: -1, Cards: []Card{c("TS", false), c("9D", false)}}},
+		{"a dealer card past the picture's edge", []hand{{-1, []Card{c("TS", false), c("9D", false)}}},
 			[]Card{c("5C", false), c("KD", true), c("7D", false)},
 			"a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := New(DefaultConfig(25), nil, game.DefaultRules())
-			r := Round{Dealer: slices.Clone(tt.dealer), Seats: []Seat{{Seat: 1, Hands: tt.hands}}}
+			r := Round{Round: game.Round{Seats: []game.Seat{{Seat: 1}}}}
+			for _, h := range tt.hands {
+				r.Seats[0].Hands = append(r.Seats[0].Hands, game.Hand{SplitFrom: h.from})
+			}
+			r.setHandCards(0, -1, tt.dealer)
+			for hi, h := range tt.hands {
+				r.setHandCards(1, hi, h.cards)
+			}
 			tr.settle(&r)
 			got := strings.Join(r.Doubts, "; ")
 			if got != tt.doubt {
 				t.Errorf("doubts %q, want %q", got, tt.doubt)
 			}
-			low := false
-			for _, h := range r.Seats[0].Hands {
-				for _, c := range h.Cards {
+			low, dealerLow := false, false
+			for p, c := range r.Cards() {
+				if p.Seat == 1 {
 					low = low || c.Confidence <= 0.5
+				} else {
+					dealerLow = dealerLow || c.Confidence <= 0.5
 				}
 			}
 			if low != tt.low {
 				t.Errorf("seat's cards lowered to doubtful: %v, want %v", low, tt.low)
 			}
-			if tt.doubt != "" && !tt.low && !slices.ContainsFunc(r.Dealer, func(c Card) bool { return c.Confidence <= 0.5 }) {
+			if tt.doubt != "" && !tt.low && !dealerLow {
 				t.Errorf("the dealer's cards not lowered to doubtful")
 			}
 		})

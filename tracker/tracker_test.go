@@ -1,4 +1,4 @@
-package tracker
+package tracker_test
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/testvideos/scene"
 	"bjmonitor/testvideos/script"
+	"bjmonitor/tracker"
 	"bjmonitor/vision"
 )
 
@@ -122,7 +123,7 @@ func (d degrade) acrossRow(f vision.Frame) vision.Frame {
 
 type run struct {
 	truth   *script.Script
-	rounds  []Round
+	rounds  []tracker.Round
 	exact   int
 	mistake []string
 }
@@ -144,8 +145,8 @@ func replay(tb testing.TB, cfg script.Config, controlled bool, d degrade) run {
 	if d.across != nil {
 		d.across = table
 	}
-	tr := New(DefaultConfig(cfg.FPS), table, cfg.Rules)
-	var got []Round
+	tr := tracker.New(tracker.DefaultConfig(cfg.FPS), table, cfg.Rules)
+	var got []tracker.Round
 	ev := 0
 	for f := 0; f < s.Frames; f++ {
 		for controlled && ev < len(s.Events) && int(math.Round(*s.Events[ev].T*cfg.FPS)) <= f {
@@ -172,7 +173,7 @@ func replay(tb testing.TB, cfg script.Config, controlled bool, d degrade) run {
 			out.mistake = append(out.mistake, fmt.Sprintf("round %s: not rebuilt", want.ID))
 			continue
 		}
-		g := got[i].Game()
+		g := got[i].Round
 		w := want.Round
 		if controlled && g.ID != w.ID {
 			out.mistake = append(out.mistake, fmt.Sprintf("round %d: id %q, want %q", i, g.ID, w.ID))
@@ -308,13 +309,11 @@ func TestCountsInVideoTime(t *testing.T) {
 	frames := func(r run) []int {
 		var out []int
 		for _, rd := range r.rounds {
-			cs := slices.Clone(rd.Dealer)
-			for _, s := range rd.Seats {
-				for _, h := range s.Hands {
-					cs = append(cs, h.Cards...)
-				}
+			var cs []tracker.Card
+			for _, c := range rd.Cards() {
+				cs = append(cs, c)
 			}
-			slices.SortFunc(cs, func(a, b Card) int { return cmp.Compare(a.Order, b.Order) })
+			slices.SortFunc(cs, func(a, b tracker.Card) int { return cmp.Compare(a.Order, b.Order) })
 			for _, c := range cs {
 				out = append(out, c.Frame)
 			}
@@ -362,7 +361,7 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			const fps = 25
-			tr := New(DefaultConfig(fps), table, game.DefaultRules())
+			tr := tracker.New(tracker.DefaultConfig(fps), table, game.DefaultRules())
 			on := map[string]vision.Observation{} // what lies on the felt, by name
 			frame := 0
 			wait := func(seconds float64) {
@@ -405,10 +404,10 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 			hands := map[int]string{}
 			for _, s := range r.Seats {
 				var hs []string
-				for _, h := range s.Hands {
+				for hi, h := range s.Hands {
 					var cs []string
-					for _, c := range h.Cards {
-						cs = append(cs, c.Text)
+					for _, c := range r.HandCards(s.Seat, hi) {
+						cs = append(cs, c.Text())
 					}
 					hs = append(hs, fmt.Sprintf("%v doubled=%v", cs, h.Doubled))
 				}
@@ -432,7 +431,7 @@ func TestCardsSeenTogetherCountInDealingOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	const fps = 25
-	tr := New(DefaultConfig(fps), tableOf(t, l), game.DefaultRules())
+	tr := tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules())
 	frame := 0
 	show := func(seconds float64, os ...vision.Observation) {
 		for range int(seconds * fps) {
@@ -452,8 +451,8 @@ func TestCardsSeenTogetherCountInDealingOrder(t *testing.T) {
 		t.Fatal("no round")
 	}
 	var got []string
-	for _, c := range r.Dealer {
-		got = append(got, c.Text)
+	for _, c := range r.HandCards(0, -1) {
+		got = append(got, c.Text())
 	}
 	if want := []string{"4C", "7S", "KH"}; !slices.Equal(got, want) {
 		t.Errorf("dealer %v, want %v", got, want)

@@ -1,8 +1,6 @@
-package tracker
+package tracker_test
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +9,7 @@ import (
 	"bjmonitor/evaluator"
 	"bjmonitor/game"
 	"bjmonitor/testvideos/scene"
+	"bjmonitor/tracker"
 	"bjmonitor/vision"
 )
 
@@ -48,20 +47,19 @@ func TestUnreadCard(t *testing.T) {
 	const fps = 25
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, ok := playUnread(New(DefaultConfig(fps), table, game.DefaultRules()), fps, tt.second, tt.hole)
+			r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), table, game.DefaultRules()), fps, tt.second, tt.hole)
 			if !ok {
 				t.Fatal("no round")
 			}
 			var hand, dealer []string
-			for _, s := range r.Seats {
-				for _, h := range s.Hands {
-					for _, c := range h.Cards {
-						hand = append(hand, c.Text)
-					}
+			lowered := false // the hand's cards lowered to doubtful
+			for p, c := range r.Cards() {
+				if p.Hand < 0 {
+					dealer = append(dealer, c.Text())
+					continue
 				}
-			}
-			for _, c := range r.Dealer {
-				dealer = append(dealer, c.Text)
+				hand = append(hand, c.Text())
+				lowered = lowered || c.Confidence <= 0.5
 			}
 			if got := strings.Join(hand, " "); got != tt.wantHand {
 				t.Errorf("seat 4: %s, want %s", got, tt.wantHand)
@@ -72,7 +70,7 @@ func TestUnreadCard(t *testing.T) {
 			if got := strings.Join(r.Doubts, "; "); got != tt.wantDoubt {
 				t.Errorf("doubts %q, want %q", got, tt.wantDoubt)
 			}
-			o, err := evaluator.Evaluate(r.Game(), game.DefaultRules(), evaluator.Wager{Seat: 4, Bet: evaluator.TwentyOnePlusThree, Amount: 5}, evaluator.DefaultPayTables(), 1000)
+			o, err := evaluator.Evaluate(r.Round, game.DefaultRules(), evaluator.Wager{Seat: 4, Bet: evaluator.TwentyOnePlusThree, Amount: 5}, evaluator.DefaultPayTables(), 1000)
 			got := o.Result
 			if err != nil {
 				got = "unjudged"
@@ -80,8 +78,8 @@ func TestUnreadCard(t *testing.T) {
 			if got != tt.want21p3 {
 				t.Errorf("21+3: %s (%v), want %s", got, err, tt.want21p3)
 			}
-			if tt.wantDoubt != "" && !slices.ContainsFunc(r.Seats[0].Hands[0].Cards, func(c Card) bool { return c.Confidence <= 0.5 }) && !strings.Contains(tt.wantDoubt, "dealer") {
-				t.Errorf("the doubtful hand's cards were not lowered: %s", fmt.Sprint(r.Seats[0].Hands[0].Cards))
+			if tt.wantDoubt != "" && !lowered && !strings.Contains(tt.wantDoubt, "dealer") {
+				t.Errorf("the doubtful hand's cards were not lowered: %s", hand)
 			}
 		})
 	}
@@ -97,7 +95,7 @@ type sighting struct {
 // playUnread deals a round of seat 4's hand (9S, second, JD) and the
 // dealer's TC and hole card, each shown as its sightings say, at fps
 // frames a second, and returns the round.
-func playUnread(tr *Tracker, fps float64, second, hole []sighting) (Round, bool) {
+func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (tracker.Round, bool) {
 	on := map[string]vision.Observation{}
 	frame := 0
 	wait := func(seconds float64) {

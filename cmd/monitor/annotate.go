@@ -152,31 +152,33 @@ func (a *annotator) totals(r tracker.Round, scale float64, thick int) {
 			if len(h.Cards) == 0 {
 				continue
 			}
-			var names []string
-			for _, c := range h.Cards {
-				names = append(names, c.Text)
-			}
-			label := fmt.Sprintf("%s = %d", strings.Join(names, " "), h.Total)
-			if h.Busted {
+			cs := r.HandCards(s.Seat, i)
+			label := fmt.Sprintf("%s = %d", cardNames(cs), h.Score().Total)
+			if h.Busted() {
 				label += " BUST"
 			}
 			if h.Doubled {
 				label += " (double)"
 			}
-			at := h.Cards[0].At
+			at := cs[0].At
 			x, y := a.cal.ToImage(calibration.Point{X: at.X, Y: at.Y + 80 + 18*float64(i)})
 			text(&a.canvas, label, x-40*scale, y, scale, white, thick)
 		}
 	}
-	if len(r.Dealer) > 0 {
-		var names []string
-		for _, c := range r.Dealer {
-			names = append(names, c.Text)
-		}
-		at := r.Dealer[0].At
+	if dealer := r.HandCards(0, -1); len(dealer) > 0 {
+		at := dealer[0].At
 		x, y := a.cal.ToImage(calibration.Point{X: at.X, Y: at.Y - 60})
-		text(&a.canvas, "dealer "+strings.Join(names, " "), x-40*scale, y, scale, white, thick)
+		text(&a.canvas, "dealer "+cardNames(dealer), x-40*scale, y, scale, white, thick)
 	}
+}
+
+// cardNames lists cards as the round record writes them.
+func cardNames(cs []tracker.Card) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Text()
+	}
+	return strings.Join(out, " ")
 }
 
 func (a *annotator) poly(poly []calibration.Point, ink color.RGBA, thick int) {

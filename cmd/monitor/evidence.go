@@ -18,15 +18,8 @@ import (
 // now and frame are the video time and frame index the pipeline is at.
 func moment(rd tracker.Round, frame int, now, fps float64) float64 {
 	last := -1
-	for _, c := range rd.Dealer {
+	for _, c := range rd.Cards() {
 		last = max(last, c.Frame)
-	}
-	for _, s := range rd.Seats {
-		for _, h := range s.Hands {
-			for _, c := range h.Cards {
-				last = max(last, c.Frame)
-			}
-		}
 	}
 	if last < 0 || last > frame {
 		return now
@@ -42,6 +35,7 @@ func drawEvidence(cal *calibration.Calibration, rd tracker.Round, a alerts.Alert
 		thick := max(1, int(2*scale+0.5))
 		fs := 0.4 * max(scale*2, 0.6)
 		mark := func(c tracker.Card, who string) {
+			name := c.Text()
 			x, y := cal.ToImage(c.At)
 			p := image.Pt(int(x*scale), int(y*scale))
 			ink := cardInk
@@ -49,27 +43,28 @@ func drawEvidence(cal *calibration.Calibration, rd tracker.Round, a alerts.Alert
 				ink = lowInk
 			}
 			for _, r := range a.Cards {
-				if r.Card == c.Text {
+				if r.Card == name {
 					ink = alertInk
 				}
 			}
 			gocv.Circle(img, p, 3, ink, -1)
-			label := fmt.Sprintf("%s %.0f%%", c.Text, 100*c.Confidence)
+			label := fmt.Sprintf("%s %.0f%%", name, 100*c.Confidence)
 			text(img, label, float64(p.X+5), float64(p.Y+4), fs, ink, thick)
 			if who != "" {
 				// The hand's name goes under its first card.
 				text(img, who, float64(p.X-10), float64(p.Y)+60*scale, fs, white, thick)
 			}
 		}
-		for i, c := range rd.Dealer {
-			mark(c, map[bool]string{true: "dealer"}[i == 0])
-		}
-		for _, s := range rd.Seats {
-			for i, h := range s.Hands {
-				for j, c := range h.Cards {
-					mark(c, map[bool]string{true: fmt.Sprintf("seat %d hand %d", s.Seat, i+1)}[j == 0])
-				}
+		for p, c := range rd.Cards() {
+			who := ""
+			switch {
+			case p.Card > 0:
+			case p.Hand < 0:
+				who = "dealer"
+			default:
+				who = fmt.Sprintf("seat %d hand %d", p.Seat, p.Hand+1)
 			}
+			mark(c, who)
 		}
 		ink := reviewInk
 		if a.Severity == alerts.Mismatch {

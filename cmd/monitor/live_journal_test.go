@@ -11,6 +11,7 @@ import (
 
 	"bjmonitor/controller"
 	"bjmonitor/driver"
+	"bjmonitor/game"
 	"bjmonitor/tracker"
 )
 
@@ -59,10 +60,10 @@ func TestOpenJournal(t *testing.T) {
 	if !dedup.Repeat(taken[1]) {
 		t.Error("a re-delivery of a journaled event is not a repeat")
 	}
-	if d := jn.doubts(tracker.Round{ID: "1000"}); len(d) != 1 {
+	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1000"}}); len(d) != 1 {
 		t.Errorf("round 1000's doubts %q, want the restart named", d)
 	}
-	if d := jn.doubts(tracker.Round{ID: "1001"}); len(d) != 0 {
+	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1001"}}); len(d) != 0 {
 		t.Errorf("round 1001, not in the journal, doubted: %q", d)
 	}
 	jn.take(controller.Event{Type: controller.GameEnd, Round: "1000"})

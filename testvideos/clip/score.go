@@ -10,6 +10,7 @@ import (
 
 	"bjmonitor/cards"
 	"bjmonitor/game"
+	"bjmonitor/tracker"
 )
 
 // Score compares a replay's results with a clip's ground truth.
@@ -62,25 +63,14 @@ type record struct {
 	Kind  string `json:"kind"`
 	// Severity is mismatch or review.
 	Severity string `json:"severity"`
-	Dealer   []struct {
-		Card string `json:"card"`
-	} `json:"dealer"`
-	Seats []struct {
-		Seat  int `json:"seat"`
-		Hands []struct {
-			Cards []struct {
-				Card string `json:"card"`
-			} `json:"cards"`
-			SplitFrom int  `json:"split_from"`
-			Doubled   bool `json:"doubled"`
-		} `json:"hands"`
-	} `json:"seats"`
 }
 
 // ScoreResults reads a replay's JSON lines and scores them against t: a
 // round is exact when every card of every hand and of the dealer, the
-// splits and the doubles are as dealt; an alert matches an injected error
-// by round, seat, bet and kind.
+// splits and the doubles are as dealt (a card never read is the zero
+// card, which never equals the truth); an alert matches an injected error
+// by round, seat, bet and kind. Round records are read by
+// tracker.ParseRound.
 func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 	rounds := map[string]game.Round{}
 	alerts := map[string]string{} // key: severity
@@ -94,7 +84,11 @@ func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 		}
 		switch r.Type {
 		case "round":
-			rounds[r.Round] = r.game()
+			rd, err := tracker.ParseRound(sc.Bytes())
+			if err != nil {
+				return Score{}, fmt.Errorf("results: %w", err)
+			}
+			rounds[rd.ID] = rd.Round
 		case "alert":
 			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = r.Severity
 			if r.Severity == "review" {
@@ -166,29 +160,4 @@ func cardsRight(got, want game.Round) (n, right int) {
 		}
 	}
 	return n, right
-}
-
-// game turns a round record into the evaluator's round; a card that was
-// never read stays the zero card, so it never equals the truth.
-func (r record) game() game.Round {
-	parse := func(s string) cards.Card {
-		c, _ := cards.Parse(s)
-		return c
-	}
-	g := game.Round{ID: r.Round}
-	for _, c := range r.Dealer {
-		g.Dealer.Cards = append(g.Dealer.Cards, parse(c.Card))
-	}
-	for _, s := range r.Seats {
-		gs := game.Seat{Seat: s.Seat}
-		for _, h := range s.Hands {
-			gh := game.Hand{SplitFrom: h.SplitFrom, Doubled: h.Doubled}
-			for _, c := range h.Cards {
-				gh.Cards = append(gh.Cards, parse(c.Card))
-			}
-			gs.Hands = append(gs.Hands, gh)
-		}
-		g.Seats = append(g.Seats, gs)
-	}
-	return g
 }
