@@ -130,176 +130,181 @@ func kinds(rs []Result) (alertList, rounds string) {
 	return strings.Join(as, " "), strings.Join(ro, " ")
 }
 
+// roundPlay is one way a round's entries may come, and what the
+// pipeline must make of it: alerts and rounds as kinds gives them.
+type roundPlay struct {
+	name           string
+	play           func(f *felt)
+	alerts, rounds string
+}
+
+// roundPlays are TestRoundIDsAndProcedure's cases.
+var roundPlays = []roundPlay{
+	{"clean", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, end)
+	}, "1000:underpaid:mismatch", "1000"},
+	{"the monitor started mid-round", func(f *felt) {
+		// Its own round from the cards in view; the entries it gets
+		// name the controller's round.
+		dealRound(f)
+		f.event(wager, paid35, end)
+	}, "1000:underpaid:review", "1000"},
+	{"the monitor restarted mid-round, its wager lost", func(f *felt) {
+		dealRound(f)
+		f.event(paid35, end)
+	}, "1000:unjudged:review", "1000"},
+	{"a forged early game_end", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.lay("9C", dealer[0])
+		f.lay("8D", seat4[1])
+		f.lay("XX", dealer[1])
+		f.event(end) // the hole card is not turned yet
+		f.turn("7H", dealer[1])
+		f.lay("2S", dealer[2])
+		f.event(paid35)
+		f.clear()
+		f.event(end) // the real one, too late to end anything
+	}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+	{"an early game_end while the players take cards, no hole card", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.lay("9C", dealer[0])
+		f.lay("8D", seat4[1])
+		f.event(end) // seat 4 may still hit: the dealer has played nothing
+		f.lay("7H", dealer[1])
+		f.lay("2S", dealer[2])
+		f.event(paid35)
+		f.clear()
+	}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+	{"an early game_end while the dealer must draw", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.lay("9C", dealer[0])
+		f.lay("8D", seat4[1])
+		f.lay("7H", dealer[1])
+		f.event(end) // 16: the dealer draws
+		f.lay("2S", dealer[2])
+		f.event(paid35, end) // the real one ends the round
+	}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+	{"an early game_end, then the next round's game_start", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.lay("9C", dealer[0])
+		f.lay("8D", seat4[1])
+		f.lay("7H", dealer[1])
+		f.event(end)
+		f.lay("2S", dealer[2])
+		f.event(paid35, start1001) // no alert: its game_end came
+		f.clear()
+	}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
+	{"a payout sent twice", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, paid35, end)
+	}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
+	{"a top-up of an underpayment", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, paid10, end)
+	}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
+	{"game_start and game_end sent again after the round", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, end, start, end)
+	}, "1000:underpaid:mismatch", "1000"},
+	{"a game_start inside an open round, then its game_end", func(f *felt) {
+		// The dealer started round 1001 without ending 1000, and dealt
+		// it: the cards are 1001's, as its game_end says.
+		f.event(start, wager)
+		f.event(start1001)
+		dealRound(f)
+		f.event(end1001)
+	}, "1000:procedure:review:game_start_in_open_round 1000:unjudged:review", "1001"},
+	{"a forged game_start mid-round", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.lay("9C", dealer[0])
+		f.event(start1001)
+		f.lay("8D", seat4[1])
+		f.lay("XX", dealer[1])
+		f.turn("7H", dealer[1])
+		f.lay("2S", dealer[2])
+		f.event(paid35)
+		f.clear()
+		f.event(end)
+		nextRound(f)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+	{"a forged game_start as the table is cleared, the game_end late", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, start1001)
+		f.clear() // the tracker closes the round here; it waits for its game_end
+		f.event(end)
+		nextRound(f)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+	{"a forged game_start after the table is cleared", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35)
+		f.clear()
+		f.event(start1001)
+		f.wait(1)
+		f.event(end)
+		nextRound(f)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+	{"a forged game_start naming another round", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.event(`{"type":"game_start","round":"9999"}`)
+		f.lay("9C", dealer[0])
+		f.lay("8D", seat4[1])
+		f.lay("XX", dealer[1])
+		f.turn("7H", dealer[1])
+		f.lay("2S", dealer[2])
+		f.event(paid35, end)
+		f.clear()
+		nextRound(f)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 9999:procedure:review:game_start_in_open_round 1001:underpaid:mismatch", "1000 1001"},
+	{"a game_end lost in a broker gap", func(f *felt) {
+		// The table is cleared, the next round starts: the round is
+		// judged once the next one's first card comes, with a doubt.
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35)
+		f.clear()
+		nextRound(f)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:review 1001:underpaid:mismatch", "1000 1001"},
+	{"a game_end lost, the next round dealt at once", func(f *felt) {
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, start1001) // the cards still on the felt
+		f.on = nil
+		f.wait(1.2) // swept, but not long enough to call the table cleared
+		f.event(wager1001)
+		dealRound(f)
+		f.event(paid1001, end1001)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:review 1001:underpaid:mismatch", "1000 1001"},
+	{"game_start and game_end name two rounds", func(f *felt) {
+		f.event(`{"type":"game_start","round":"999"}`, `{"type":"wager","round":"999","seat":4,"bet":"21+3","amount":5}`)
+		dealRound(f)
+		f.event(end)
+	}, "999:unjudged:review", "1000"},
+	{"the monitor stopped mid-round", func(f *felt) {
+		f.event(start, wager)
+		f.lay("TS", seat4[0])
+		f.got = append(f.got, f.p.Flush()...)
+	}, "1000:unjudged:review", "1000"},
+}
+
 // TestRoundIDsAndProcedure plays one round many ways, as the controller's
 // entries may come: the controller's round id always wins, no entry is
 // lost, and entries that break the dealer's procedure are alerts of their
 // own, for review, that never turn a sure alert into a doubtful one.
 func TestRoundIDsAndProcedure(t *testing.T) {
-	tests := []struct {
-		name string
-		play func(f *felt)
-		// alerts and rounds as kinds gives them.
-		alerts, rounds string
-	}{
-		{"clean", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35, end)
-		}, "1000:underpaid:mismatch", "1000"},
-		{"the monitor started mid-round", func(f *felt) {
-			// Its own round from the cards in view; the entries it gets
-			// name the controller's round.
-			dealRound(f)
-			f.event(wager, paid35, end)
-		}, "1000:underpaid:review", "1000"},
-		{"the monitor restarted mid-round, its wager lost", func(f *felt) {
-			dealRound(f)
-			f.event(paid35, end)
-		}, "1000:unjudged:review", "1000"},
-		{"a forged early game_end", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.lay("9C", dealer[0])
-			f.lay("8D", seat4[1])
-			f.lay("XX", dealer[1])
-			f.event(end) // the hole card is not turned yet
-			f.turn("7H", dealer[1])
-			f.lay("2S", dealer[2])
-			f.event(paid35)
-			f.clear()
-			f.event(end) // the real one, too late to end anything
-		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
-		{"an early game_end while the players take cards, no hole card", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.lay("9C", dealer[0])
-			f.lay("8D", seat4[1])
-			f.event(end) // seat 4 may still hit: the dealer has played nothing
-			f.lay("7H", dealer[1])
-			f.lay("2S", dealer[2])
-			f.event(paid35)
-			f.clear()
-		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
-		{"an early game_end while the dealer must draw", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.lay("9C", dealer[0])
-			f.lay("8D", seat4[1])
-			f.lay("7H", dealer[1])
-			f.event(end) // 16: the dealer draws
-			f.lay("2S", dealer[2])
-			f.event(paid35, end) // the real one ends the round
-		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
-		{"an early game_end, then the next round's game_start", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.lay("9C", dealer[0])
-			f.lay("8D", seat4[1])
-			f.lay("7H", dealer[1])
-			f.event(end)
-			f.lay("2S", dealer[2])
-			f.event(paid35, start1001) // no alert: its game_end came
-			f.clear()
-		}, "1000:procedure:review:early_game_end 1000:underpaid:mismatch", "1000"},
-		{"a payout sent twice", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35, paid35, end)
-		}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
-		{"a top-up of an underpayment", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35, paid10, end)
-		}, "1000:underpaid:mismatch 1000:procedure:review:extra_payout", "1000"},
-		{"game_start and game_end sent again after the round", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35, end, start, end)
-		}, "1000:underpaid:mismatch", "1000"},
-		{"a game_start inside an open round, then its game_end", func(f *felt) {
-			// The dealer started round 1001 without ending 1000, and dealt
-			// it: the cards are 1001's, as its game_end says.
-			f.event(start, wager)
-			f.event(start1001)
-			dealRound(f)
-			f.event(end1001)
-		}, "1000:procedure:review:game_start_in_open_round 1000:unjudged:review", "1001"},
-		{"a forged game_start mid-round", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.lay("9C", dealer[0])
-			f.event(start1001)
-			f.lay("8D", seat4[1])
-			f.lay("XX", dealer[1])
-			f.turn("7H", dealer[1])
-			f.lay("2S", dealer[2])
-			f.event(paid35)
-			f.clear()
-			f.event(end)
-			nextRound(f)
-		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
-		{"a forged game_start as the table is cleared, the game_end late", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35, start1001)
-			f.clear() // the tracker closes the round here; it waits for its game_end
-			f.event(end)
-			nextRound(f)
-		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
-		{"a forged game_start after the table is cleared", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35)
-			f.clear()
-			f.event(start1001)
-			f.wait(1)
-			f.event(end)
-			nextRound(f)
-		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
-		{"a forged game_start naming another round", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.event(`{"type":"game_start","round":"9999"}`)
-			f.lay("9C", dealer[0])
-			f.lay("8D", seat4[1])
-			f.lay("XX", dealer[1])
-			f.turn("7H", dealer[1])
-			f.lay("2S", dealer[2])
-			f.event(paid35, end)
-			f.clear()
-			nextRound(f)
-		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 9999:procedure:review:game_start_in_open_round 1001:underpaid:mismatch", "1000 1001"},
-		{"a game_end lost in a broker gap", func(f *felt) {
-			// The table is cleared, the next round starts: the round is
-			// judged once the next one's first card comes, with a doubt.
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35)
-			f.clear()
-			nextRound(f)
-		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:review 1001:underpaid:mismatch", "1000 1001"},
-		{"a game_end lost, the next round dealt at once", func(f *felt) {
-			f.event(start, wager)
-			dealRound(f)
-			f.event(paid35, start1001) // the cards still on the felt
-			f.on = nil
-			f.wait(1.2) // swept, but not long enough to call the table cleared
-			f.event(wager1001)
-			dealRound(f)
-			f.event(paid1001, end1001)
-		}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:review 1001:underpaid:mismatch", "1000 1001"},
-		{"game_start and game_end name two rounds", func(f *felt) {
-			f.event(`{"type":"game_start","round":"999"}`, `{"type":"wager","round":"999","seat":4,"bet":"21+3","amount":5}`)
-			dealRound(f)
-			f.event(end)
-		}, "999:unjudged:review", "1000"},
-		{"the monitor stopped mid-round", func(f *felt) {
-			f.event(start, wager)
-			f.lay("TS", seat4[0])
-			f.got = append(f.got, f.p.Flush()...)
-		}, "1000:unjudged:review", "1000"},
-	}
-	for _, tt := range tests {
+	for _, tt := range roundPlays {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &felt{tb: t, p: newPipeline(t)}
 			tt.play(f)

@@ -224,16 +224,11 @@ func (l *live) run(ctx context.Context) error {
 	l.out = newResults(cfg.Table.ID, jsonl, l.pub, l.log)
 
 	if cfg.Evidence.Dir != "" {
-		defer l.runShipper(ctx)() // stops after the recorder, to send its last clips
-		l.ev, err = evidence.New(ctx, evidence.Config{Dir: cfg.Evidence.Dir, MaxAge: cfg.Evidence.MaxAge, MaxBytes: cfg.Evidence.MaxBytes, Logger: l.log})
+		stop, err := l.startEvidence(ctx)
 		if err != nil {
-			return userField(err)
+			return err
 		}
-		defer func() {
-			if err := l.ev.Close(); err != nil {
-				l.log.Warn("evidence", "err", err)
-			}
-		}()
+		defer stop()
 	}
 	// The camera starts last, so that the controller's events the broker
 	// queued for this monitor's session are in before the first frame.
@@ -258,6 +253,25 @@ func (l *live) run(ctx context.Context) error {
 	l.log.Info("live monitor started", "table", cfg.Table.ID, "source", cfg.Live.Source, "broker", brokerURL,
 		"topics", cfg.MQTT.TopicPrefix+"/"+cfg.Table.ID+"/#")
 	return l.loop(ctx, src)
+}
+
+// startEvidence starts the evidence recorder and the shipper that sends
+// its files to the broker; stop closes the recorder, then the shipper,
+// so that the last clips are sent.
+func (l *live) startEvidence(ctx context.Context) (stop func(), err error) {
+	stopShipper := l.runShipper(ctx)
+	ec := l.cfg.Evidence
+	l.ev, err = evidence.New(ctx, evidence.Config{Dir: ec.Dir, MaxAge: ec.MaxAge, MaxBytes: ec.MaxBytes, Logger: l.log})
+	if err != nil {
+		stopShipper()
+		return nil, userField(err)
+	}
+	return func() {
+		if err := l.ev.Close(); err != nil {
+			l.log.Warn("evidence", "err", err)
+		}
+		stopShipper()
+	}, nil
 }
 
 func b2f(b bool) float64 {

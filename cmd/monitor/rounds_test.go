@@ -283,19 +283,7 @@ func TestLiveKilledMidRound(t *testing.T) {
 	b := mqtttest.NewMosquitto(t, "persistence true\n")
 	b.Start()
 	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/"+table+"/#", false)
-	var before, after []string
-	for _, e := range numbered(t, table) {
-		at := e["t"].(float64)
-		if e["type"] == "payout" && at < cut {
-			at = cut + at/100 // past the cut, in the same order
-		}
-		if at < cut {
-			before = append(before, encode(t, []map[string]any{e})[0])
-			continue
-		}
-		e["t"] = at - cut // the restarted monitor's clock starts at the cut
-		after = append(after, encode(t, []map[string]any{e})[0])
-	}
+	before, after := splitEvents(t, table, cut)
 	queueController(t, b.URL(), table, before)
 
 	env, metricsURL := liveEnv(t, abs(t, sample(table, "mp4")), b.URL())
@@ -363,6 +351,27 @@ func TestLiveKilledMidRound(t *testing.T) {
 	}
 	t.Logf("tried: SIGKILL %.0f s into the sample, in round 1000, restart on the rest of the video; received %d alerts, rounds %v; round 1000: %d of the clean run's %d alerts under the same id, all for review, none unjudged",
 		cut, len(got.count), got.rounds, same, clean1000)
+}
+
+// splitEvents splits the sample's controller events at cut seconds:
+// those the killed monitor took, and those after it, timed from the cut.
+// Payouts before the cut move just past it, in the same order (a payout
+// may come any time before game_end).
+func splitEvents(t *testing.T, table string, cut float64) (before, after []string) {
+	t.Helper()
+	for _, e := range numbered(t, table) {
+		at := e["t"].(float64)
+		if e["type"] == "payout" && at < cut {
+			at = cut + at/100
+		}
+		if at < cut {
+			before = append(before, encode(t, []map[string]any{e})[0])
+			continue
+		}
+		e["t"] = at - cut // the restarted monitor's clock starts at the cut
+		after = append(after, encode(t, []map[string]any{e})[0])
+	}
+	return before, after
 }
 
 // envValue is the value of key in an environment list.
