@@ -193,8 +193,9 @@ func (l *live) run(ctx context.Context) error {
 	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}
 	pc.Log = l.log
 	pc.OnSent = l.met.sent
-	if err := os.MkdirAll(cfg.MQTT.Outbox, 0o750); err != nil {
-		return fmt.Errorf("mqtt.outbox: %w", err)
+	settled, err := l.prepareOutbox(ctx)
+	if err != nil || settled == nil {
+		return err // settled nil: stopped while waiting to start
 	}
 	// The journal's events go to the frame loop before the broker
 	// delivers any: they came first.
@@ -252,6 +253,7 @@ func (l *live) run(ctx context.Context) error {
 	defer l.alive.Stop()
 	l.log.Info("live monitor started", "table", cfg.Table.ID, "source", cfg.Live.Source, "broker", brokerURL,
 		"topics", cfg.MQTT.TopicPrefix+"/"+cfg.Table.ID+"/#")
+	settled()
 	return l.loop(ctx, src)
 }
 
@@ -272,6 +274,20 @@ func (l *live) startEvidence(ctx context.Context) (stop func(), err error) {
 		}
 		stopShipper()
 	}, nil
+}
+
+// prepareOutbox makes the outbox's folder and waits there as the restart
+// backoff says (backOffRestart). It returns a nil settled, and no error,
+// when ctx ends during the wait.
+func (l *live) prepareOutbox(ctx context.Context) (settled func(), err error) {
+	if err := os.MkdirAll(l.cfg.MQTT.Outbox, 0o750); err != nil {
+		return nil, fmt.Errorf("mqtt.outbox: %w", err)
+	}
+	settled, err = backOffRestart(ctx, l.cfg.MQTT.Outbox, sdnotify.FromEnv(), l.log)
+	if err != nil {
+		return nil, nil
+	}
+	return settled, nil
 }
 
 func b2f(b bool) float64 {

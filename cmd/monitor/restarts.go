@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"bjmonitor/sdnotify"
+)
+
+// restartsFile, in mqtt.outbox, holds the times (Unix seconds) of the
+// live monitor's recent starts that did not go on to run for a while.
+const restartsFile = "restarts"
+
+// The restart backoff. systemd 252 (Debian 12) restarts a service after
+// a fixed RestartSec; a monitor that keeps dying at start (a broken
+// camera driver, a full disk) would then restart every few seconds for
+// ever. So the monitor itself waits before starting when it has started
+// often lately: once a run lasts settledRun, its starts are forgotten.
+const (
+	settledRun     = time.Minute
+	restartWindow  = 15 * time.Minute
+	firstBackoff   = 5 * time.Second
+	longestBackoff = 5 * time.Minute
+	freeRestarts   = 2 // starts in the window before the first wait
+)
+
+// restartDelay is how long to wait before a start, given the times of
+// the earlier starts within restartWindow: none for the first
+// freeRestarts, then firstBackoff doubling up to longestBackoff.
+func restartDelay(earlier int) time.Duration {
+	if earlier < freeRestarts {
+		return 0
+	}
+	d := firstBackoff
+	for range earlier - freeRestarts {
+		if d *= 2; d >= longestBackoff {
+			return longestBackoff
+		}
+	}
+	return d
+}
+
+// recordStart adds now to the starts kept in path and returns how many
+// earlier starts lie within restartWindow. A missing file is no earlier
+// start; lines that are not times are skipped.
+func recordStart(path string, now time.Time) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	var kept []string
+	for _, line := range strings.Split(string(b), "\n") {
+		sec, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+		if err != nil {
+			continue
+		}
+		if at := time.Unix(sec, 0); now.Sub(at) < restartWindow && !at.After(now) {
+			kept = append(kept, strconv.FormatInt(sec, 10))
+		}
+	}
+	earlier := len(kept)
+	kept = append(kept, strconv.FormatInt(now.Unix(), 10))
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(kept, "\n")+"\n"), 0o640); err != nil {
+		return 0, err
+	}
+	return earlier, os.Rename(tmp, path)
+}
+
+// backOffRestart records this start in dir and, after too many starts
+// lately, waits before going on, telling systemd why (and that the start
+// takes that much longer). It returns early when ctx ends. forget, called
+// once the monitor is up, clears the record after settledRun.
+func backOffRestart(ctx context.Context, dir string, n *sdnotify.Notifier, log *slog.Logger) (forget func(), err error) {
+	path := filepath.Join(dir, restartsFile)
+	earlier, err := recordStart(path, time.Now())
+	if err != nil {
+		// The backoff is a courtesy: a monitor that cannot keep its
+		// record still starts.
+		log.Warn("restart backoff: cannot keep the record of starts", "err", err)
+	}
+	if d := restartDelay(earlier); d > 0 {
+		status := fmt.Sprintf("started %d times in %v without running %v: waiting %v before starting", earlier+1, restartWindow, settledRun, d)
+		log.Warn("restart backoff: " + status)
+		_ = n.Send("EXTEND_TIMEOUT_USEC="+strconv.FormatInt((d+time.Minute).Microseconds(), 10), "STATUS="+status)
+		select {
+		case <-ctx.Done():
+			return func() {}, ctx.Err()
+		case <-time.After(d):
+		}
+	}
+	return func() {
+		t := time.AfterFunc(settledRun, func() {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				log.Warn("restart backoff: cannot clear the record of starts", "err", err)
+			}
+		})
+		context.AfterFunc(ctx, func() { t.Stop() })
+	}, nil
+}
