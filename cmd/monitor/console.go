@@ -124,6 +124,10 @@ func (m *Main) runConsole(ctx context.Context, args []string) error {
 		return err
 	}
 	log := cfg.Logger(m.Stderr)
+	settled, err := backOffConsole(ctx, sdnotify.FromEnv(), log)
+	if err != nil {
+		return nil // stopped while waiting to start
+	}
 	db, err := store.Open(ctx, cfg.Console.Database)
 	if err != nil {
 		return err
@@ -133,6 +137,7 @@ func (m *Main) runConsole(ctx context.Context, args []string) error {
 	if err != nil {
 		return &ConfigError{"console.listen", cfg.Console.Listen, err.Error()}
 	}
+	settled()
 	return m.serveConsole(ctx, cfg, db, ln, tc, log)
 }
 

@@ -80,7 +80,23 @@ func recordStart(path string, now time.Time) (int, error) {
 // takes that much longer). It returns early when ctx ends. forget, called
 // once the monitor is up, clears the record after settledRun.
 func backOffRestart(ctx context.Context, dir string, n *sdnotify.Notifier, log *slog.Logger) (forget func(), err error) {
-	path := filepath.Join(dir, restartsFile)
+	return backOff(ctx, filepath.Join(dir, restartsFile), n, log)
+}
+
+// backOffConsole is backOffRestart for the console, whose record is kept
+// in the service's state directory ($STATE_DIRECTORY, which systemd sets
+// from the unit's StateDirectory=): run by hand, nothing restarts it, and
+// it does not back off.
+func backOffConsole(ctx context.Context, n *sdnotify.Notifier, log *slog.Logger) (forget func(), err error) {
+	dir, _, _ := strings.Cut(os.Getenv("STATE_DIRECTORY"), ":")
+	if dir == "" {
+		return func() {}, nil
+	}
+	return backOff(ctx, filepath.Join(dir, "console."+restartsFile), n, log)
+}
+
+// backOff is backOffRestart with the record kept in path.
+func backOff(ctx context.Context, path string, n *sdnotify.Notifier, log *slog.Logger) (forget func(), err error) {
 	earlier, err := recordStart(path, time.Now())
 	if err != nil {
 		// The backoff is a courtesy: a monitor that cannot keep its

@@ -87,3 +87,30 @@ func TestBackOffRestart(t *testing.T) {
 		t.Fatalf("start %d: backOffRestart = %v after %v; want it waiting until stopped", freeRestarts+1, err, time.Since(start))
 	}
 }
+
+// TestBackOffConsole checks that the console backs off only where
+// systemd gives it a state directory to keep its record in.
+func TestBackOffConsole(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	t.Setenv("STATE_DIRECTORY", "")
+	for range freeRestarts + 1 {
+		if _, err := backOffConsole(context.Background(), sdnotify.FromEnv(), log); err != nil {
+			t.Fatalf("without a state directory: %v, want no wait", err)
+		}
+	}
+	dir := t.TempDir()
+	t.Setenv("STATE_DIRECTORY", dir)
+	for range freeRestarts {
+		if _, err := backOffConsole(context.Background(), sdnotify.FromEnv(), log); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "console."+restartsFile)); err != nil {
+		t.Fatalf("no record in the state directory: %v", err)
+	}
+	stopped, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := backOffConsole(stopped, sdnotify.FromEnv(), log); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a third quick start: %v, want it waiting until stopped", err)
+	}
+}
