@@ -147,9 +147,16 @@ func sideEdges(pic greyPicture, a, d, in calibration.Point, b sideBands, from, t
 		holdsNear = 0.5  // the share of the near band a shadow line must cross
 		apartPx   = 5    // a shadow line this close to a step is the step's own
 	)
-	steps := edgeTest{Strong: cardEdge.Strong}
-	out := profileMaxima(pic, a, d, in, b.deep, steps, holds, from, to)
-	for _, s := range profileMaxima(pic, a, d, in, b.deep, cardEdge, holds, from, to) {
+	// Below holds, a share is only ever compared with holds, or with a
+	// neighbour's share of holds or more: crossShares need not work it
+	// out exactly.
+	var steps, edges []float64
+	for s := from; s <= to; s++ {
+		st, e := pic.crossShares(a.Add(d.Scale(s)), d, in, b.deep, holds)
+		steps, edges = append(steps, st), append(edges, e)
+	}
+	out := profileMaxima(steps, holds, from)
+	for _, s := range profileMaxima(edges, holds, from) {
 		if slices.ContainsFunc(out, func(t float64) bool { return math.Abs(t-s) <= apartPx }) {
 			continue
 		}
@@ -161,17 +168,9 @@ func sideEdges(pic greyPicture, a, d, in calibration.Point, b sideBands, from, t
 	return out
 }
 
-// profileMaxima returns, from `from` to `to` pixels along d from a, the
-// first pixel of each maximum of the share of band b that edge counts as
-// crossed, where it reaches least.
-func profileMaxima(pic greyPicture, a, d, in calibration.Point, b band, edge edgeTest, least, from, to float64) []float64 {
-	// Below least, a share is only ever compared with least, or with a
-	// neighbour's share of least or more: crossShare need not work it out
-	// exactly.
-	var profile []float64
-	for s := from; s <= to; s++ {
-		profile = append(profile, pic.crossShare(a.Add(d.Scale(s)), d, in, b, edge, least))
-	}
+// profileMaxima returns the first pixel of each maximum of a profile of
+// shares, a pixel apart from `from` on, where it reaches least.
+func profileMaxima(profile []float64, least, from float64) []float64 {
 	var out []float64
 	for k := range profile {
 		if profile[k] < least || (k+1 < len(profile) && profile[k] < profile[k+1]) {
@@ -347,7 +346,7 @@ func (p greyPicture) crossShare(at, d, in calibration.Point, b band, edge edgeTe
 			continue
 		}
 		all++
-		if p.onEdge(q, x, y, d, side, edge) {
+		if p.stepAt(x, y, d, edge.Strong) || p.shadowAt(q, x, y, side, edge) {
 			hit++
 		} else if float64(all-hit) > most {
 			return -1
@@ -359,13 +358,54 @@ func (p greyPicture) crossShare(at, d, in calibration.Point, b band, edge edgeTe
 	return float64(hit) / float64(all)
 }
 
-// onEdge reports whether pixel (x, y), at q, lies on an edge across d by
-// edge's test; side is d scaled to the valley's half width.
-func (p greyPicture) onEdge(q calibration.Point, x, y int, d, side calibration.Point, edge edgeTest) bool {
-	gx, gy := p.sobel(x, y)
-	if math.Abs(float64(gx)*d.X+float64(gy)*d.Y) > edge.Strong {
-		return true
+// crossShares is crossShare for cardEdge's steps alone and for cardEdge
+// whole, in one pass over the band: the second test's hits include the
+// first's.
+func (p greyPicture) crossShares(at, d, in calibration.Point, b band, least float64) (steps, edges float64) {
+	most := (1 - least) * float64(b.n)
+	stepHit, edgeHit, all := 0, 0, 0
+	stepsShort := false
+	side := d.Scale(cardEdge.ValleyPx)
+	for depth := b.from; depth <= b.to; depth++ {
+		q := at.Add(in.Scale(depth))
+		x, y := int(q.X+0.5), int(q.Y+0.5)
+		if x < 0 || y < 0 || x >= p.cols || y >= p.rows {
+			continue
+		}
+		all++
+		if p.stepAt(x, y, d, cardEdge.Strong) {
+			stepHit++
+			edgeHit++
+			continue
+		}
+		stepsShort = stepsShort || float64(all-stepHit) > most
+		if p.shadowAt(q, x, y, side, cardEdge) {
+			edgeHit++
+		} else if float64(all-edgeHit) > most {
+			return -1, -1 // steps fall short too: they hit no more
+		}
 	}
+	if all == 0 {
+		return 0, 0
+	}
+	steps, edges = float64(stepHit)/float64(all), float64(edgeHit)/float64(all)
+	if stepsShort {
+		steps = -1
+	}
+	return steps, edges
+}
+
+// stepAt reports whether the Sobel response at (x, y) across d is over
+// strong.
+func (p greyPicture) stepAt(x, y int, d calibration.Point, strong float64) bool {
+	gx, gy := p.sobel(x, y)
+	return math.Abs(float64(gx)*d.X+float64(gy)*d.Y) > strong
+}
+
+// shadowAt reports whether pixel (x, y), at q, lies on a shadow line by
+// edge's faint test; side is the line's direction across, scaled to the
+// valley's half width.
+func (p greyPicture) shadowAt(q calibration.Point, x, y int, side calibration.Point, edge edgeTest) bool {
 	if edge.Faint <= 0 {
 		return false
 	}
