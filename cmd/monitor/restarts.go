@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"bjmonitor/internal/backoff"
 	"bjmonitor/sdnotify"
 )
 
@@ -25,28 +26,16 @@ const restartsFile = "restarts"
 // ever. So the monitor itself waits before starting when it has started
 // often lately: once a run lasts settledRun, its starts are forgotten.
 const (
-	settledRun     = time.Minute
-	restartWindow  = 15 * time.Minute
-	firstBackoff   = 5 * time.Second
-	longestBackoff = 5 * time.Minute
-	freeRestarts   = 2 // starts in the window before the first wait
+	settledRun    = time.Minute
+	restartWindow = 15 * time.Minute
+	freeRestarts  = 2 // starts in the window before the first wait
 )
 
-// restartDelay is how long to wait before a start, given the times of
-// the earlier starts within restartWindow: none for the first
-// freeRestarts, then firstBackoff doubling up to longestBackoff.
-func restartDelay(earlier int) time.Duration {
-	if earlier < freeRestarts {
-		return 0
-	}
-	d := firstBackoff
-	for range earlier - freeRestarts {
-		if d *= 2; d >= longestBackoff {
-			return longestBackoff
-		}
-	}
-	return d
-}
+// restartSchedule is the wait before a start after so many earlier starts
+// in restartWindow: none for the first freeRestarts, then 5 s doubling up
+// to 5 min.
+var restartSchedule = backoff.Schedule{0, 0, 5 * time.Second, 10 * time.Second, 20 * time.Second,
+	40 * time.Second, 80 * time.Second, 160 * time.Second, 5 * time.Minute}
 
 // recordStart adds now to the starts kept in path and returns how many
 // earlier starts lie within restartWindow. A missing file is no earlier
@@ -103,14 +92,12 @@ func backOff(ctx context.Context, path string, n *sdnotify.Notifier, log *slog.L
 		// record still starts.
 		log.Warn("restart backoff: cannot keep the record of starts", "err", err)
 	}
-	if d := restartDelay(earlier); d > 0 {
+	if d := restartSchedule.Delay(earlier); d > 0 {
 		status := fmt.Sprintf("started %d times in %v without running %v: waiting %v before starting", earlier+1, restartWindow, settledRun, d)
 		log.Warn("restart backoff: " + status)
 		_ = n.Send("EXTEND_TIMEOUT_USEC="+strconv.FormatInt((d+time.Minute).Microseconds(), 10), "STATUS="+status)
-		select {
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, d) {
 			return func() {}, ctx.Err()
-		case <-time.After(d):
 		}
 	}
 	return func() {

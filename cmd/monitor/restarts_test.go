@@ -14,7 +14,7 @@ import (
 	"bjmonitor/sdnotify"
 )
 
-func TestRestartDelay(t *testing.T) {
+func TestRestartSchedule(t *testing.T) {
 	tests := []struct {
 		earlier int
 		want    time.Duration
@@ -28,8 +28,8 @@ func TestRestartDelay(t *testing.T) {
 		{1000, 5 * time.Minute},
 	}
 	for _, tt := range tests {
-		if got := restartDelay(tt.earlier); got != tt.want {
-			t.Errorf("restartDelay(%d) = %v, want %v", tt.earlier, got, tt.want)
+		if got := restartSchedule.Delay(tt.earlier); got != tt.want {
+			t.Errorf("restartSchedule.Delay(%d) = %v, want %v", tt.earlier, got, tt.want)
 		}
 	}
 }
