@@ -13,13 +13,16 @@ import (
 	"bjmonitor/game"
 )
 
+// records are the round records package roundrecord tests its parser on.
+const records = "../roundrecord/testdata/"
+
 // TestParseRound reads round records as the monitor wrote them, and checks
 // that writing the round again gives the same record (less "type" and
 // "table", which the result writer adds).
 func TestParseRound(t *testing.T) {
-	files, _ := filepath.Glob("testdata/round-*.json")
+	files, _ := filepath.Glob(records + "round-*.json")
 	if len(files) < 3 {
-		t.Fatalf("%d testdata/round-*.json, want 3 or more", len(files))
+		t.Fatalf("%d %sround-*.json, want 3 or more", len(files), records)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -55,7 +58,7 @@ func TestParseRound(t *testing.T) {
 			}
 		})
 	}
-	r, err := ParseRound(mustRead(t, "testdata/round-unread.json"))
+	r, err := ParseRound(mustRead(t, records+"round-unread.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +89,7 @@ func mustRead(tb testing.TB, path string) []byte {
 }
 
 func FuzzParseRound(f *testing.F) {
-	files, _ := filepath.Glob("testdata/round-*.json")
+	files, _ := filepath.Glob(records + "round-*.json")
 	for _, p := range files {
 		f.Add(mustRead(f, p))
 	}
