@@ -23,13 +23,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // have written (none named "invalid") must come out of MarshalJSON as it
 // went in, less "type" and "table".
 func TestParse(t *testing.T) {
-	files, _ := filepath.Glob("testdata/round-*.json")
-	if len(files) < 5 {
-		t.Fatalf("%d testdata/round-*.json, want 5 or more", len(files))
-	}
-	for _, f := range files {
+	for f, data := range records(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			data := mustRead(t, f)
 			rec, g, err := parseRound(data)
 			if invalid := strings.Contains(f, "invalid"); invalid != (err != nil) {
 				t.Errorf("parsing %s: error %v, want an error: %v", f, err, invalid)
@@ -37,36 +32,50 @@ func TestParse(t *testing.T) {
 			if err != nil && !errors.Is(err, game.ErrRound) {
 				t.Errorf("parsing %s: error %v does not wrap game.ErrRound", f, err)
 			}
-			golden := strings.TrimSuffix(f, ".json") + ".golden"
-			got := dump(g, err)
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if want := string(mustRead(t, golden)); got != want {
-				t.Errorf("parsing %s:\n%s\nwant (%s)\n%s", f, got, golden, want)
-			}
-			if err != nil {
-				return
-			}
-			again, err := json.Marshal(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var gotJSON, wantJSON map[string]any
-			if err := json.Unmarshal(again, &gotJSON); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(data, &wantJSON); err != nil {
-				t.Fatal(err)
-			}
-			delete(wantJSON, "type")
-			delete(wantJSON, "table")
-			if !reflect.DeepEqual(gotJSON, wantJSON) {
-				t.Errorf("record written again:\n%s\nwant\n%s", again, data)
+			checkGolden(t, strings.TrimSuffix(f, ".json")+".golden", dump(g, err))
+			if err == nil {
+				checkWrittenAgain(t, rec, data)
 			}
 		})
+	}
+}
+
+// checkGolden compares got with the golden file, which -update rewrites.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("read:\n%s\nwant (%s)\n%s", got, golden, want)
+	}
+}
+
+// checkWrittenAgain checks that rec, read from data, writes data's JSON
+// again, less "type" and "table".
+func checkWrittenAgain(t *testing.T, rec Record, data []byte) {
+	t.Helper()
+	again, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want map[string]any
+	if err := json.Unmarshal(again, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, "type")
+	delete(want, "table")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("record written again:\n%s\nwant\n%s", again, data)
 	}
 }
 
@@ -155,22 +164,30 @@ func TestCardText(t *testing.T) {
 	}
 }
 
-func mustRead(tb testing.TB, path string) []byte {
+// records reads the records under testdata/, by file name.
+func records(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
+	files, _ := filepath.Glob("testdata/round-*.json")
+	if len(files) < 5 {
+		tb.Fatalf("%d testdata/round-*.json, want 5 or more", len(files))
 	}
-	return data
+	out := map[string][]byte{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[f] = data
+	}
+	return out
 }
 
 // FuzzParse checks that reading never fails but with game.ErrRound, and
 // that a record read and written again reads as the same round and writes
 // the same bytes.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/round-*.json")
-	for _, p := range files {
-		f.Add(mustRead(f, p))
+	for _, data := range records(f) {
+		f.Add(data)
 	}
 	f.Add([]byte(`{"seats":[{"hands":[{"cards":[{"card":"7S"}],"split_from":-5}]}]}`))
 	f.Add([]byte(`{"round":"1","dealer":null,"seats":[{"seat":2,"hands":null}],"doubts":[]}`))
