@@ -13,12 +13,10 @@ import (
 // console reads only what it shows, and shows the rest of a record raw; a
 // round record is package roundrecord's.
 
+// cardRead is a card an alert rests on, as alerts.CardRead writes it.
 type cardRead struct {
 	Card       string  `json:"card"`
 	Confidence float64 `json:"confidence"`
-	FaceDown   bool    `json:"face_down,omitempty"`
-	Sideways   bool    `json:"sideways,omitempty"`
-	Clipped    bool    `json:"clipped,omitempty"`
 }
 
 type alertBody struct {
