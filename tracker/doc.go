@@ -23,7 +23,8 @@
 // rules check and the evaluator judges) with what the picture showed of
 // each card, by its place: when it was counted, where it lay, how sure its
 // reading is. Round.Cards yields each card with its sighting; MarshalJSON
-// writes the round record the monitor publishes, and ParseRound reads it.
+// writes the round record the monitor publishes (package roundrecord's
+// layout), and ParseRound reads it back with the sightings.
 //
 //	t := tracker.New(tracker.DefaultConfig(25), table, rules)
 //	for frame := range frames {

@@ -2,114 +2,70 @@ package tracker
 
 import (
 	"encoding/json"
-	"fmt"
 
-	"bjmonitor/cards"
+	"bjmonitor/calibration"
 	"bjmonitor/game"
+	"bjmonitor/roundrecord"
 )
 
-// roundRecord is the layout of a round record (docs/mqtt.md: "round"),
-// less the "type" and "table" the result writer adds: the seats, hands
-// and cards of the round, each card with what was seen of it.
-type roundRecord struct {
-	ID         string       `json:"round"`
-	StartFrame int          `json:"start_frame"`
-	EndFrame   int          `json:"end_frame"`
-	Dealer     []cardRecord `json:"dealer"`
-	Seats      []seatRecord `json:"seats"`
-	Doubts     []string     `json:"doubts,omitempty"`
-}
+// MarshalJSON writes the round record (package roundrecord).
+func (r Round) MarshalJSON() ([]byte, error) { return json.Marshal(r.Record()) }
 
-type seatRecord struct {
-	Seat  int          `json:"seat"`
-	Hands []handRecord `json:"hands"`
-}
-
-// handRecord is a hand; its total and bust are the cards', written for
-// the reader's sake.
-type handRecord struct {
-	Cards     []cardRecord `json:"cards"`
-	SplitFrom int          `json:"split_from"`
-	Doubled   bool         `json:"doubled,omitempty"`
-	Busted    bool         `json:"busted,omitempty"`
-	Total     int          `json:"total"`
-}
-
-// cardRecord is a card as Card.Text writes it, and what was seen of it.
-type cardRecord struct {
-	Card string `json:"card"`
-	Sighting
-}
-
-// MarshalJSON writes the round record; a round, seat or hand with no
-// cards lists none as [], never null.
-func (r Round) MarshalJSON() ([]byte, error) {
-	rec := roundRecord{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: []cardRecord{}, Seats: []seatRecord{}, Doubts: r.Doubts}
-	write := func(cs []Card) []cardRecord {
-		out := make([]cardRecord, len(cs))
+// Record is the round as its record writes it: each hand's total and
+// bust are the cards'.
+func (r Round) Record() roundrecord.Record {
+	write := func(cs []Card) []roundrecord.Card {
+		out := make([]roundrecord.Card, len(cs))
 		for i, c := range cs {
-			out[i] = cardRecord{c.Text(), c.Sighting}
+			out[i] = cardRecord(c)
 		}
 		return out
 	}
-	rec.Dealer = write(r.HandCards(0, -1))
+	rec := roundrecord.Record{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: write(r.HandCards(0, -1)), Doubts: r.Doubts}
 	for _, s := range r.Seats {
-		sr := seatRecord{Seat: s.Seat, Hands: []handRecord{}}
+		sr := roundrecord.Seat{Seat: s.Seat}
 		for hi, h := range s.Hands {
 			sc := h.Score()
-			sr.Hands = append(sr.Hands, handRecord{Cards: write(r.HandCards(s.Seat, hi)), SplitFrom: h.SplitFrom, Doubled: h.Doubled, Busted: sc.Bust(), Total: sc.Total})
+			sr.Hands = append(sr.Hands, roundrecord.Hand{Cards: write(r.HandCards(s.Seat, hi)), SplitFrom: h.SplitFrom, Doubled: h.Doubled, Busted: sc.Bust(), Total: sc.Total})
 		}
 		rec.Seats = append(rec.Seats, sr)
 	}
-	return json.Marshal(rec)
+	return rec
 }
 
-// ParseRound reads a round record as the monitor writes it (docs/mqtt.md:
-// "round"), such as a line of a replay's --out file. A card written "??"
-// (seen, never read) or "XX" (face down, never turned) is the zero Card.
-// A hand's total and bust are its cards'. Errors wrap game.ErrRound. The
-// record's "type" and "table", if there, are not checked.
+func cardRecord(c Card) roundrecord.Card {
+	s := c.Sighting
+	return roundrecord.Card{Card: c.Text(), Confidence: s.Confidence, Frame: s.Frame, Order: s.Order,
+		FaceDown: s.FaceDown, Sideways: s.Sideways, At: [2]float64{s.At.X, s.At.Y}, Clipped: s.Clipped}
+}
+
+func sighting(c roundrecord.Card) Sighting {
+	return Sighting{Confidence: c.Confidence, Frame: c.Frame, Order: c.Order,
+		FaceDown: c.FaceDown, Sideways: c.Sideways, At: calibration.Point{X: c.At[0], Y: c.At[1]}, Clipped: c.Clipped}
+}
+
+// ParseRound reads a round record as the monitor writes it, such as a
+// line of a replay's --out file (roundrecord.Parse, then Record.Round),
+// with each card's sighting. Errors wrap game.ErrRound.
 func ParseRound(data []byte) (Round, error) {
-	var rec roundRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return Round{}, fmt.Errorf("%w: %v", game.ErrRound, err)
-	}
-	r := Round{Round: game.Round{ID: rec.ID}, StartFrame: rec.StartFrame, EndFrame: rec.EndFrame, Seen: map[game.Place]Sighting{}, Doubts: rec.Doubts}
-	read := func(n, hi int, cs []cardRecord, where string) error {
-		row := make([]Card, len(cs))
-		for i, c := range cs {
-			row[i].Sighting = c.Sighting
-			if c.Card == unreadText || c.Card == faceDownText {
-				continue
-			}
-			id, err := cards.Parse(c.Card)
-			if err != nil {
-				return fmt.Errorf("%w: %s card %d: %v", game.ErrRound, where, i, err)
-			}
-			row[i].Card = id
-		}
-		r.setHandCards(n, hi, row)
-		return nil
-	}
-	if err := read(0, -1, rec.Dealer, "dealer"); err != nil {
+	rec, err := roundrecord.Parse(data)
+	if err != nil {
 		return Round{}, err
+	}
+	g, err := rec.Round()
+	if err != nil {
+		return Round{}, err
+	}
+	r := Round{Round: g, StartFrame: rec.StartFrame, EndFrame: rec.EndFrame, Seen: map[game.Place]Sighting{}, Doubts: rec.Doubts}
+	for i, c := range rec.Dealer {
+		r.Seen[game.Place{Hand: -1, Card: i}] = sighting(c)
 	}
 	for _, s := range rec.Seats {
-		gs := game.Seat{Seat: s.Seat}
-		for _, h := range s.Hands {
-			gs.Hands = append(gs.Hands, game.Hand{SplitFrom: h.SplitFrom, Doubled: h.Doubled})
-		}
-		r.Seats = append(r.Seats, gs)
-	}
-	for si, s := range rec.Seats {
 		for hi, h := range s.Hands {
-			if err := read(r.Seats[si].Seat, hi, h.Cards, fmt.Sprintf("seat %d hand %d", s.Seat, hi)); err != nil {
-				return Round{}, err
+			for i, c := range h.Cards {
+				r.Seen[game.Place{Seat: s.Seat, Hand: hi, Card: i}] = sighting(c)
 			}
 		}
-	}
-	if err := r.Validate(); err != nil {
-		return Round{}, err
 	}
 	return r, nil
 }

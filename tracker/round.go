@@ -10,6 +10,7 @@ import (
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/game"
+	"bjmonitor/roundrecord"
 )
 
 type roundState struct {
@@ -78,26 +79,26 @@ type Round struct {
 	StartUnseen bool
 }
 
-// Sighting is what the picture showed of one card, as the round record
-// writes it.
+// Sighting is what the picture showed of one card; the round record
+// writes it beside the card (roundrecord.Card).
 type Sighting struct {
 	// Confidence is how sure the reading is: 0 for a card never read.
-	Confidence float64 `json:"confidence"`
+	Confidence float64
 	// Frame is when it was counted; Order its place in the round's
 	// dealing order, from 0.
-	Frame int `json:"frame"`
-	Order int `json:"order"`
+	Frame int
+	Order int
 	// FaceDown: a card never read lay face down when last seen (a hole
 	// card never turned).
-	FaceDown bool `json:"face_down,omitempty"`
+	FaceDown bool
 	// Sideways: the card lay a quarter turned from its hand, as a
 	// double's card does.
-	Sideways bool `json:"sideways,omitempty"`
+	Sideways bool
 	// At is the card's centre on the table, in mm.
-	At calibration.Point `json:"at"`
+	At calibration.Point
 	// Clipped: the card reached past the edge of the picture, where a
 	// card beside it could lie unseen.
-	Clipped bool `json:"clipped,omitempty"`
+	Clipped bool
 }
 
 // Card is one card of a round as read.
@@ -108,24 +109,10 @@ type Card struct {
 	Sighting
 }
 
-// How a card never read is written.
-const (
-	unreadText   = "??" // seen face up, its index never read
-	faceDownText = "XX" // face down, never turned
-)
-
-// Text is the card as the round record writes it: its name, or "XX" for
-// a card face down and never turned, or "??" for a card seen face up but
-// never read.
-func (c Card) Text() string {
-	switch {
-	case c.Card.Valid():
-		return c.Card.String()
-	case c.FaceDown:
-		return faceDownText
-	}
-	return unreadText
-}
+// Text is the card as the round record writes it (roundrecord.CardText):
+// its name, or "XX" for a card face down and never turned, or "??" for a
+// card seen face up but never read.
+func (c Card) Text() string { return roundrecord.CardText(c.Card, c.FaceDown) }
 
 // Cards yields every card of the round with its place: the dealer's, then
 // each seat's hands in order.

@@ -9,6 +9,7 @@ import (
 
 	"bjmonitor/console/store"
 	"bjmonitor/evidence/ship"
+	"bjmonitor/roundrecord"
 )
 
 // Kinds of message a table publishes, the last part of its topics.
@@ -140,16 +141,14 @@ func earlier(a, b time.Time) time.Time {
 }
 
 func parseRound(table string, payload []byte, now time.Time) (store.Round, error) {
-	var r struct {
-		Round string `json:"round"`
-	}
+	var r roundrecord.Record
 	if err := decode(KindRound, table, payload, &r); err != nil {
 		return store.Round{}, err
 	}
-	if r.Round == "" {
+	if r.ID == "" {
 		return store.Round{}, malformed("round record without a round")
 	}
-	return store.Round{Table: table, Round: r.Round, Received: now, Body: payload}, nil
+	return store.Round{Table: table, Round: r.ID, Received: now, Body: payload}, nil
 }
 
 func parseOutcome(table string, payload []byte, now time.Time) (store.Outcome, error) {

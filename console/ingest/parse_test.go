@@ -83,6 +83,7 @@ func TestParseMalformed(t *testing.T) {
 		{"wrong table", "p/t/round", `{"type":"round","table":"u","round":"1"}`},
 		{"no round", "p/t/round", `{"type":"round","table":"t"}`},
 		{"round a number", "p/t/round", `{"type":"round","table":"t","round":1}`},
+		{"round not the layout", "p/t/round", `{"type":"round","table":"t","round":"1","dealer":{"cards":["7S"]},"seats":[]}`},
 		{"outcome without bet", "p/t/outcome", `{"type":"outcome","table":"t","round":"1","seat":2}`},
 		{"alert without id", "p/t/alert", `{"type":"alert","table":"t","round":"1","kind":"overpaid","severity":"mismatch"}`},
 		{"stats ts", "p/t/stats", `{"type":"stats","table":"t","ts":"yesterday"}`},

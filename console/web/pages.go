@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"bjmonitor/console/store"
+	"bjmonitor/roundrecord"
 )
 
 func (s *Server) parseTemplates() error {
@@ -183,7 +183,7 @@ func (s *Server) alertCSV(w http.ResponseWriter, r *http.Request, _ *visitor) {
 
 type alertData struct {
 	A       alertRow
-	Round   *roundBody
+	Round   *roundrecord.Record
 	Entries []entry
 	Trail   []store.AuditEntry
 	// Snapshot and Clip are the files' addresses while they are kept;
@@ -210,9 +210,8 @@ func (s *Server) showAlert(w http.ResponseWriter, r *http.Request, v *visitor, i
 	}
 	d := alertData{A: rows([]store.Alert{a})[0], Problem: problem, Resolutions: []string{store.ConfirmedError, store.FalseAlarm, store.Other}}
 	if rd, err := s.store.Round(ctx, a.Table, a.Round); err == nil {
-		var b roundBody
-		if json.Unmarshal(rd.Body, &b) == nil {
-			d.Round = &b
+		if rec, err := roundrecord.Parse(rd.Body); err == nil {
+			d.Round = &rec
 		}
 	}
 	outcomes, err1 := s.store.Outcomes(ctx, a.Table, a.Round)

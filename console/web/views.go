@@ -10,14 +10,13 @@ import (
 )
 
 // The records' JSON as docs/mqtt.md describes it, read for display. The
-// console reads only what it shows, and shows the rest of a record raw.
+// console reads only what it shows, and shows the rest of a record raw; a
+// round record is package roundrecord's.
 
+// cardRead is a card an alert rests on, as alerts.CardRead writes it.
 type cardRead struct {
 	Card       string  `json:"card"`
 	Confidence float64 `json:"confidence"`
-	FaceDown   bool    `json:"face_down,omitempty"`
-	Sideways   bool    `json:"sideways,omitempty"`
-	Clipped    bool    `json:"clipped,omitempty"`
 }
 
 type alertBody struct {
@@ -30,21 +29,6 @@ type alertBody struct {
 	Frame         int        `json:"frame"`
 	Snapshot      string     `json:"snapshot"`
 	Clip          string     `json:"clip"`
-}
-
-type roundBody struct {
-	Dealer []cardRead `json:"dealer"`
-	Seats  []struct {
-		Seat  int `json:"seat"`
-		Hands []struct {
-			Cards     []cardRead `json:"cards"`
-			SplitFrom int        `json:"split_from"`
-			Doubled   bool       `json:"doubled"`
-			Busted    bool       `json:"busted"`
-			Total     int        `json:"total"`
-		} `json:"hands"`
-	} `json:"seats"`
-	Doubts []string `json:"doubts"`
 }
 
 type outcomeBody struct {

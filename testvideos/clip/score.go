@@ -10,7 +10,7 @@ import (
 
 	"bjmonitor/cards"
 	"bjmonitor/game"
-	"bjmonitor/tracker"
+	"bjmonitor/roundrecord"
 )
 
 // Score compares a replay's results with a clip's ground truth.
@@ -69,8 +69,8 @@ type record struct {
 // round is exact when every card of every hand and of the dealer, the
 // splits and the doubles are as dealt (a card never read is the zero
 // card, which never equals the truth); an alert matches an injected error
-// by round, seat, bet and kind. Round records are read by
-// tracker.ParseRound.
+// by round, seat, bet and kind. Round records are read by package
+// roundrecord.
 func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 	rounds := map[string]game.Round{}
 	alerts := map[string]string{} // key: severity
@@ -84,11 +84,15 @@ func ScoreResults(t *Truth, results io.Reader) (Score, error) {
 		}
 		switch r.Type {
 		case "round":
-			rd, err := tracker.ParseRound(sc.Bytes())
+			rec, err := roundrecord.Parse(sc.Bytes())
 			if err != nil {
 				return Score{}, fmt.Errorf("results: %w", err)
 			}
-			rounds[rd.ID] = rd.Round
+			rd, err := rec.Round()
+			if err != nil {
+				return Score{}, fmt.Errorf("results: %w", err)
+			}
+			rounds[rd.ID] = rd
 		case "alert":
 			alerts[fmt.Sprintf("%s:%d:%s:%s", r.Round, r.Seat, r.Bet, r.Kind)] = r.Severity
 			if r.Severity == "review" {

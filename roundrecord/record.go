@@ -1,0 +1,164 @@
+package roundrecord
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"bjmonitor/cards"
+	"bjmonitor/game"
+)
+
+// Record is a round record, less the "type" and "table" the result writer
+// adds: the round's seats, hands and cards, each card with what was seen
+// of it.
+type Record struct {
+	ID string `json:"round"`
+	// StartFrame and EndFrame bound the round in the video.
+	StartFrame int    `json:"start_frame"`
+	EndFrame   int    `json:"end_frame"`
+	Dealer     []Card `json:"dealer"`
+	Seats      []Seat `json:"seats"`
+	// Doubts say what the rules and the picture could not settle.
+	Doubts []string `json:"doubts,omitempty"`
+}
+
+// Seat is one seat's hands, in the order they came into being.
+type Seat struct {
+	Seat  int    `json:"seat"`
+	Hands []Hand `json:"hands"`
+}
+
+// Hand is a hand; its Busted and Total are its cards', written for the
+// reader's sake, and Round does not read them.
+type Hand struct {
+	Cards []Card `json:"cards"`
+	// SplitFrom is the index of the hand it was split from, or -1. A
+	// record that leaves it out says 0.
+	SplitFrom int  `json:"split_from"`
+	Doubled   bool `json:"doubled,omitempty"`
+	Busted    bool `json:"busted,omitempty"`
+	Total     int  `json:"total"`
+}
+
+// Card is a card as CardText writes it, and what the picture showed of it.
+type Card struct {
+	Card string `json:"card"`
+	// Confidence is how sure the reading is: 0 for a card never read.
+	Confidence float64 `json:"confidence"`
+	// Frame is when it was counted; Order its place in the round's
+	// dealing order, from 0.
+	Frame int `json:"frame"`
+	Order int `json:"order"`
+	// FaceDown: a card never read lay face down when last seen.
+	FaceDown bool `json:"face_down,omitempty"`
+	// Sideways: the card lay a quarter turned from its hand (a double's).
+	Sideways bool `json:"sideways,omitempty"`
+	// At is the card's centre on the table, in mm: [x, y].
+	At [2]float64 `json:"at"`
+	// Clipped: the card reached past the edge of the picture, where a
+	// card beside it could lie unseen.
+	Clipped bool `json:"clipped,omitempty"`
+}
+
+// How the record writes a card never read.
+const (
+	UnreadText   = "??" // seen face up, its index never read
+	FaceDownText = "XX" // face down, never turned
+)
+
+// CardText is card c as the record writes it: its name, or FaceDownText
+// for a card face down and never read, or UnreadText for a card seen face
+// up but never read.
+func CardText(c cards.Card, faceDown bool) string {
+	switch {
+	case c.Valid():
+		return c.String()
+	case faceDown:
+		return FaceDownText
+	}
+	return UnreadText
+}
+
+// parseCard reads a card's text: UnreadText and FaceDownText are the zero
+// Card.
+func parseCard(text string) (cards.Card, error) {
+	if text == UnreadText || text == FaceDownText {
+		return cards.Card{}, nil
+	}
+	return cards.Parse(text)
+}
+
+// MarshalJSON writes the record; a round, seat or hand with no cards
+// lists none as [], never null.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record // no methods, so no recursion
+	p := plain(r)
+	p.Dealer = orEmpty(r.Dealer)
+	p.Seats = make([]Seat, len(r.Seats))
+	for si, s := range r.Seats {
+		hands := make([]Hand, len(s.Hands))
+		for hi, h := range s.Hands {
+			h.Cards = orEmpty(h.Cards)
+			hands[hi] = h
+		}
+		p.Seats[si] = Seat{Seat: s.Seat, Hands: hands}
+	}
+	return json.Marshal(p)
+}
+
+func orEmpty(cs []Card) []Card {
+	if cs == nil {
+		return []Card{}
+	}
+	return cs
+}
+
+// Parse reads a round record's layout, such as a line of a replay's --out
+// file or an MQTT message; the record's "type" and "table", if there, are
+// not checked. Round reads its cards. Errors wrap game.ErrRound.
+func Parse(data []byte) (Record, error) {
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Record{}, fmt.Errorf("%w: %v", game.ErrRound, err)
+	}
+	return r, nil
+}
+
+// Round returns the game's round the record holds. Its cards stand where
+// the record's do (the dealer's card i is r.Dealer[i], and so on), and a
+// card never read ("??" or "XX") is the zero Card. A hand's total and bust
+// are its cards'. Errors wrap game.ErrRound: a card whose text names no
+// card, or a round no table can hold (game.Round.Validate).
+func (r Record) Round() (game.Round, error) {
+	read := func(cs []Card, where string) ([]cards.Card, error) {
+		var row []cards.Card
+		for i, c := range cs {
+			id, err := parseCard(c.Card)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s card %d: %v", game.ErrRound, where, i, err)
+			}
+			row = append(row, id)
+		}
+		return row, nil
+	}
+	g := game.Round{ID: r.ID}
+	var err error
+	if g.Dealer.Cards, err = read(r.Dealer, "dealer"); err != nil {
+		return game.Round{}, err
+	}
+	for _, s := range r.Seats {
+		gs := game.Seat{Seat: s.Seat}
+		for hi, h := range s.Hands {
+			cs, err := read(h.Cards, fmt.Sprintf("seat %d hand %d", s.Seat, hi))
+			if err != nil {
+				return game.Round{}, err
+			}
+			gs.Hands = append(gs.Hands, game.Hand{Cards: cs, SplitFrom: h.SplitFrom, Doubled: h.Doubled})
+		}
+		g.Seats = append(g.Seats, gs)
+	}
+	if err := g.Validate(); err != nil {
+		return game.Round{}, err
+	}
+	return g, nil
+}
