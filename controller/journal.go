@@ -201,6 +201,20 @@ func (j *Journal) Forget(round string) error {
 	return j.rewrite()
 }
 
+// Holds reports whether the journal holds an event the same as e, field
+// for field (times included): for telling a broker's re-delivery of an
+// event without Seq, taken and journaled but not acknowledged, from a new
+// one.
+func (j *Journal) Holds(e Event) bool {
+	line, err := journalLine(e)
+	if err != nil {
+		return false
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.ContainsFunc(j.lines, func(l []byte) bool { return bytes.Equal(l, line) })
+}
+
 // Len is the number of events the journal holds.
 func (j *Journal) Len() int {
 	j.mu.Lock()

@@ -176,3 +176,47 @@ func FuzzParseJournal(f *testing.F) {
 		}
 	})
 }
+
+// TestJournalHolds: after a restart, a re-delivery of an event without
+// seq, parsed afresh from the controller's message, is told from events
+// that differ in any field, times included.
+func TestJournalHolds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "controller.journal")
+	j, _, _ := openJournal(t, path)
+	taken := []string{
+		`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45}`,
+		`{"type":"payout","round":"1842","seat":4,"bet":"21+3","amount":45,"ts":"2026-12-01T20:00:00.25Z"}`,
+	}
+	for _, m := range taken {
+		if err := j.Append(mustParse(t, m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j, _, _ = openJournal(t, path)
+	for _, tt := range []struct {
+		msg  string
+		want bool
+	}{
+		{`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45}`, true},
+		{`{"bet":"21+3","type":"payout","seat":3,"round":"1842","amount":45.0}`, true}, // the same event, written another way
+		{`{"type":"payout","round":"1842","seat":4,"bet":"21+3","amount":45,"ts":"2026-12-01T20:00:00.25Z"}`, true},
+		{`{"type":"payout","round":"1842","seat":4,"bet":"21+3","amount":45,"ts":"2026-12-01T20:00:01.25Z"}`, false},
+		{`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":35}`, false},
+		{`{"type":"payout","round":"1843","seat":3,"bet":"21+3","amount":45}`, false},
+		{`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"seq":7}`, false},
+	} {
+		if got := j.Holds(mustParse(t, tt.msg)); got != tt.want {
+			t.Errorf("Holds(%s) = %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+func mustParse(tb testing.TB, msg string) Event {
+	tb.Helper()
+	e, err := Parse([]byte(msg))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}

@@ -12,6 +12,7 @@ import (
 	"bjmonitor/controller"
 	"bjmonitor/driver"
 	"bjmonitor/game"
+	"bjmonitor/publish"
 	"bjmonitor/tracker"
 )
 
@@ -69,5 +70,57 @@ func TestOpenJournal(t *testing.T) {
 	jn.take(controller.Event{Type: controller.GameEnd, Round: "1000"})
 	if jn.j.Len() != 3 || drv.Held() != 3 {
 		t.Errorf("after take: journal %d, frame loop %d; want 3 each", jn.j.Len(), drv.Held())
+	}
+}
+
+// TestRedeliveredWithoutSeq: after a restart, an event without seq that
+// the broker redelivers (taken and journaled, not acknowledged before the
+// kill) is a re-send: skipped and counted, never taken twice. Anything
+// else is taken: the same event not flagged by the broker (the dealer
+// entered it twice: a procedure alert), one flagged but not in the
+// journal (the kill came before it was journaled), or one that differs.
+func TestRedeliveredWithoutSeq(t *testing.T) {
+	dir := t.TempDir()
+	j, _, _, err := controller.OpenJournal(filepath.Join(dir, journalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const payout = `{"type":"payout","round":"1000","seat":2,"bet":"21+3","amount":14}`
+	for _, m := range []string{`{"type":"game_start","round":"1000"}`, payout} {
+		e, err := controller.Parse([]byte(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close() // killed
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	l := &live{log: log, met: newMetrics(gauges{}), drv: driver.New(driver.Config{}, nil)}
+	if l.jn, err = openJournal(dir, l.drv, &l.dedup, l.met, log); err != nil {
+		t.Fatal(err)
+	}
+	defer l.jn.close()
+	for _, tt := range []struct {
+		name        string
+		msg         string
+		redelivered bool
+		taken       bool
+	}{
+		{"journaled, redelivered", payout, true, false},
+		{"the same, written another way, redelivered", `{"amount":14.0,"bet":"21+3","seat":2,"round":"1000","type":"payout"}`, true, false},
+		{"journaled, sent again as new", payout, false, true},
+		{"not journaled, redelivered", `{"type":"payout","round":"1000","seat":4,"bet":"21+3","amount":5}`, true, true},
+		{"another amount, redelivered", `{"type":"payout","round":"1000","seat":2,"bet":"21+3","amount":15}`, true, true},
+	} {
+		held, repeated := l.drv.Held(), testutil.ToFloat64(l.met.controller.WithLabelValues("repeated"))
+		l.onController(publish.Message{Payload: []byte(tt.msg), Redelivered: tt.redelivered})
+		taken := l.drv.Held() - held
+		counted := testutil.ToFloat64(l.met.controller.WithLabelValues("repeated")) - repeated
+		if want := map[bool]int{true: 1}[tt.taken]; taken != want || counted != float64(1-want) {
+			t.Errorf("%s: taken %d times, counted repeated %v times; want taken %v", tt.name, taken, counted, tt.taken)
+		}
 	}
 }
