@@ -67,6 +67,9 @@ func TestOpenJournal(t *testing.T) {
 	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1001"}}); len(d) != 0 {
 		t.Errorf("round 1001, not in the journal, doubted: %q", d)
 	}
+	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1000"}}); len(d) != 0 {
+		t.Errorf("round 1000 doubted twice: %q", d)
+	}
 	jn.take(controller.Event{Type: controller.GameEnd, Round: "1000"})
 	if jn.j.Len() != 3 || drv.Held() != 3 {
 		t.Errorf("after take: journal %d, frame loop %d; want 3 each", jn.j.Len(), drv.Held())
@@ -121,6 +124,42 @@ func TestRedeliveredWithoutSeq(t *testing.T) {
 		counted := testutil.ToFloat64(l.met.controller.WithLabelValues("repeated")) - repeated
 		if want := map[bool]int{true: 1}[tt.taken]; taken != want || counted != float64(1-want) {
 			t.Errorf("%s: taken %d times, counted repeated %v times; want taken %v", tt.name, taken, counted, tt.taken)
+		}
+	}
+}
+
+// TestOpenAtKill: of the rounds a journal names, only the one open at the
+// kill is doubted after the restart.
+func TestOpenAtKill(t *testing.T) {
+	ev := func(typ, round string) controller.Event {
+		e := controller.Event{Type: typ, Round: round}
+		switch typ {
+		case controller.Wager, controller.Payout:
+			e.Seat, e.Bet, e.Amount = 2, "21+3", 5
+		case controller.Meter:
+			e.Bet, e.Amount = "blazing7s", 1000
+		}
+		return e
+	}
+	const (
+		start, end, wager, payout, meter = controller.GameStart, controller.GameEnd, controller.Wager, controller.Payout, controller.Meter
+	)
+	for _, tt := range []struct {
+		name   string
+		events []controller.Event
+		want   string
+	}{
+		{"empty", nil, ""},
+		{"mid-round", []controller.Event{ev(start, "1000"), ev(wager, "1000")}, "1000"},
+		{"between rounds", []controller.Event{ev(start, "1000"), ev(wager, "1000"), ev(end, "1000"), ev(meter, "")}, ""},
+		{"a round judged, not yet forgotten, and the next begun", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(start, "1001"), ev(wager, "1001")}, "1001"},
+		{"its game_start not seen", []controller.Event{ev(wager, "1000"), ev(payout, "1000")}, "1000"},
+		{"a late payout for a round over", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(payout, "1000")}, ""},
+		{"a late payout, then the next round", []controller.Event{ev(payout, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000"},
+		{"a round whose game_end was lost, then the next", []controller.Event{ev(start, "999"), ev(wager, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000"},
+	} {
+		if got := openAtKill(tt.events); got != tt.want {
+			t.Errorf("%s: openAtKill = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
