@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -75,6 +76,28 @@ func TestJournal(t *testing.T) {
 	j.Close()
 	if _, events, _ = openJournal(t, path); !reflect.DeepEqual(events, journalEvents[:1]) {
 		t.Errorf("after Clear and an append: %+v, want the append alone", events)
+	}
+}
+
+// TestJournalForgetInside: a round that began and ended inside another
+// (a forged game_start and game_end) takes with it, when forgotten, none
+// of the other round's events, its meter reading included.
+func TestJournalForgetInside(t *testing.T) {
+	j, _, _ := openJournal(t, filepath.Join(t.TempDir(), "controller.journal"))
+	outer := append(slices.Clone(journalEvents), Event{Type: Payout, Round: "1842", Seat: 3, Bet: "21+3", Amount: 45})
+	inside := []Event{{Type: GameStart, Round: "7777"}, {Type: Meter, Bet: "blazing7s", Amount: 1300}, {Type: GameEnd, Round: "7777"}}
+	for _, e := range append(append(slices.Clone(outer[:4]), inside...), outer[4:]...) {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Forget("7777"); err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !reflect.DeepEqual(j.events, outer) {
+		t.Errorf("after Forget(7777): %+v, want round 1842's %+v", j.events, outer)
 	}
 }
 
