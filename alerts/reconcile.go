@@ -67,7 +67,7 @@ type Alert struct {
 	Snapshot string `json:"snapshot,omitempty"`
 	Clip     string `json:"clip,omitempty"`
 	// Rule names the procedure a Procedure alert says was broken
-	// (ExtraPayout, EarlyGameEnd, StartInOpenRound).
+	// (ExtraPayout, EarlyGameEnd, StartInOpenRound, EndNotDealt).
 	Rule string `json:"rule,omitempty"`
 }
 
@@ -76,6 +76,7 @@ const (
 	ExtraPayout      = "extra_payout"
 	EarlyGameEnd     = "early_game_end"
 	StartInOpenRound = "game_start_in_open_round"
+	EndNotDealt      = "game_end_not_dealt"
 )
 
 // MarshalJSON writes the alert record; an alert resting on no cards lists

@@ -71,7 +71,7 @@ func TestRoles(t *testing.T) {
 	events := make(chan string, 10)
 	pc := publisherConfig(t, url)
 	pc.Username, pc.Password = b.Login()
-	pc.Handlers = map[string]func([]byte){publish.KindController: func(p []byte) { events <- string(p) }}
+	pc.Handlers = map[string]func(publish.Message){publish.KindController: func(m publish.Message) { events <- string(m.Payload) }}
 	mon, err := publish.New(pc)
 	if err != nil {
 		t.Fatalf("the monitor's publisher with Login(): %v", err)

@@ -468,6 +468,6 @@ func settledGoroutines() int {
 func controllerConfig(t *testing.T, url string) (publish.Config, chan string) {
 	ctl := make(chan string, 10)
 	cfg := publisherConfig(t, url)
-	cfg.Handlers = map[string]func([]byte){publish.KindController: func(p []byte) { ctl <- string(p) }}
+	cfg.Handlers = map[string]func(publish.Message){publish.KindController: func(m publish.Message) { ctl <- string(m.Payload) }}
 	return cfg, ctl
 }

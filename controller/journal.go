@@ -176,14 +176,20 @@ func (j *Journal) Clear() error {
 
 // Forget drops the events of a round once it has been judged and
 // published: those naming it, and those naming no round (meter readings,
-// which go with the round in play) that came before its last one.
+// which go with the round in play) that came between its first and its
+// last. A reading before its first went with another round, or with none:
+// it stays, for that round (one whose events surround a round that
+// began and ended inside it, as a forged game_start and game_end do).
 func (j *Journal) Forget(round string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	last := -1
+	first, last := -1, -1
 	for i, e := range j.events {
 		if e.Round == round {
 			last = i
+			if first < 0 {
+				first = i
+			}
 		}
 	}
 	if last < 0 {
@@ -192,13 +198,27 @@ func (j *Journal) Forget(round string) error {
 	var lines [][]byte
 	var events []Event
 	for i, e := range j.events {
-		if e.Round == round || e.Round == "" && i < last {
+		if e.Round == round || e.Round == "" && first < i && i < last {
 			continue
 		}
 		lines, events = append(lines, j.lines[i]), append(events, e)
 	}
 	j.lines, j.events = lines, events
 	return j.rewrite()
+}
+
+// Holds reports whether the journal holds an event the same as e, field
+// for field (times included): for telling a broker's re-delivery of an
+// event without Seq, taken and journaled but not acknowledged, from a new
+// one.
+func (j *Journal) Holds(e Event) bool {
+	line, err := journalLine(e)
+	if err != nil {
+		return false
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.ContainsFunc(j.lines, func(l []byte) bool { return bytes.Equal(l, line) })
 }
 
 // Len is the number of events the journal holds.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -75,6 +76,28 @@ func TestJournal(t *testing.T) {
 	j.Close()
 	if _, events, _ = openJournal(t, path); !reflect.DeepEqual(events, journalEvents[:1]) {
 		t.Errorf("after Clear and an append: %+v, want the append alone", events)
+	}
+}
+
+// TestJournalForgetInside: a round that began and ended inside another
+// (a forged game_start and game_end) takes with it, when forgotten, none
+// of the other round's events, its meter reading included.
+func TestJournalForgetInside(t *testing.T) {
+	j, _, _ := openJournal(t, filepath.Join(t.TempDir(), "controller.journal"))
+	outer := append(slices.Clone(journalEvents), Event{Type: Payout, Round: "1842", Seat: 3, Bet: "21+3", Amount: 45})
+	inside := []Event{{Type: GameStart, Round: "7777"}, {Type: Meter, Bet: "blazing7s", Amount: 1300}, {Type: GameEnd, Round: "7777"}}
+	for _, e := range append(append(slices.Clone(outer[:4]), inside...), outer[4:]...) {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Forget("7777"); err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !reflect.DeepEqual(j.events, outer) {
+		t.Errorf("after Forget(7777): %+v, want round 1842's %+v", j.events, outer)
 	}
 }
 
@@ -175,4 +198,48 @@ func FuzzParseJournal(f *testing.F) {
 			t.Fatalf("written again: %+v, %d skipped; want %+v", back, skipped, events)
 		}
 	})
+}
+
+// TestJournalHolds: after a restart, a re-delivery of an event without
+// seq, parsed afresh from the controller's message, is told from events
+// that differ in any field, times included.
+func TestJournalHolds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "controller.journal")
+	j, _, _ := openJournal(t, path)
+	taken := []string{
+		`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45}`,
+		`{"type":"payout","round":"1842","seat":4,"bet":"21+3","amount":45,"ts":"2026-12-01T20:00:00.25Z"}`,
+	}
+	for _, m := range taken {
+		if err := j.Append(mustParse(t, m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j, _, _ = openJournal(t, path)
+	for _, tt := range []struct {
+		msg  string
+		want bool
+	}{
+		{`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45}`, true},
+		{`{"bet":"21+3","type":"payout","seat":3,"round":"1842","amount":45.0}`, true}, // the same event, written another way
+		{`{"type":"payout","round":"1842","seat":4,"bet":"21+3","amount":45,"ts":"2026-12-01T20:00:00.25Z"}`, true},
+		{`{"type":"payout","round":"1842","seat":4,"bet":"21+3","amount":45,"ts":"2026-12-01T20:00:01.25Z"}`, false},
+		{`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":35}`, false},
+		{`{"type":"payout","round":"1843","seat":3,"bet":"21+3","amount":45}`, false},
+		{`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"seq":7}`, false},
+	} {
+		if got := j.Holds(mustParse(t, tt.msg)); got != tt.want {
+			t.Errorf("Holds(%s) = %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+func mustParse(tb testing.TB, msg string) Event {
+	tb.Helper()
+	e, err := Parse([]byte(msg))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }

@@ -130,6 +130,13 @@ type Pipeline struct {
 	// next is the round of a game_start that came while current was
 	// still open: it begins once current is over (see start).
 	next string
+	// nextFrom is what the round in play showed when next's game_start
+	// came: whether cards of it lay on the felt, and how many entries
+	// the controller had made for it (see dealt).
+	nextFrom struct {
+		cards   bool
+		entries int
+	}
 	// held is current's round as the tracker closed it, the table cleared,
 	// while next waits: it is judged at its own game_end, or with a doubt
 	// once the next round's first card is counted.

@@ -32,7 +32,7 @@ func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 		return p.gameStart(e.Round, frame)
 	case controller.GameEnd:
 		var out []Result
-		if p.held != nil && e.Round != p.held.ID {
+		if p.held != nil && e.Round != p.held.ID && e.Round != p.next {
 			// Another round ends: the held one's game_end is not coming.
 			out = append(p.release(frame), p.advance(frame)...)
 		}
@@ -134,13 +134,16 @@ func (p *Pipeline) inPlay(open string) bool {
 // lost (a broker gap), the table cleared ends it instead (hold), and it is
 // judged, with a doubt, once the next round's first card comes (release).
 func (p *Pipeline) startInside(open, id string, frame int) []Result {
-	if snap, _ := p.trk.Snapshot(); snap.ID != open {
+	snap, _ := p.trk.Snapshot()
+	if snap.ID != open {
 		// A round the tracker opened itself, from the cards in view.
 		p.trk.Claim(open, notSeenStart)
 		p.startUnseen[open] = true
 	}
 	p.trk.EndWhenCleared()
 	p.next = id
+	p.nextFrom.cards = len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0
+	p.nextFrom.entries = len(p.entries[open])
 	if p.early[open] > 0 {
 		return nil // the controller did end it, early: that alert is raised
 	}
@@ -219,6 +222,9 @@ func (p *Pipeline) end(id string, frame int) []Result {
 	if slices.Contains(p.judged, id) {
 		return nil // judged already: this game_end comes too late
 	}
+	if id == p.next && !p.dealt(id) {
+		return p.notDealt(id, frame)
+	}
 	if p.held != nil {
 		// The held round's own game_end (Event released any other).
 		rd := *p.held
@@ -226,7 +232,7 @@ func (p *Pipeline) end(id string, frame int) []Result {
 		return p.finish([]tracker.Round{rd})
 	}
 	if id == p.next {
-		p.next = "" // it ends before it began: the cards in play are its
+		p.next = "" // it ends before it began, dealt: the cards in play are its
 	}
 	snap, ok := p.trk.Snapshot()
 	if !ok {
@@ -259,6 +265,42 @@ func (p *Pipeline) end(id string, frame int) []Result {
 	rd, _ := p.trk.EndRound(frame)
 	p.current = ""
 	return append(out, p.finish([]tracker.Round{rd})...)
+}
+
+// dealt reports whether round next, whose game_start came while round
+// current was being dealt, was dealt itself by its game_end, which has
+// come: the dealer started it without ending current (or current's
+// game_end was lost), and the cards in play are next's. That is so only
+// when no card of current lay on the felt at next's game_start, the
+// controller made no entry for current since but made some for next, and
+// cards lie on the felt now. Otherwise the cards in play are current's:
+// a game_start and game_end inside it, forged or mistaken, must not take
+// them from it (notDealt).
+func (p *Pipeline) dealt(next string) bool {
+	if p.held != nil || p.nextFrom.cards || len(p.entries[p.current]) > p.nextFrom.entries || len(p.entries[next]) == 0 {
+		return false
+	}
+	snap, ok := p.trk.Snapshot()
+	return ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0)
+}
+
+// notDealt takes the game_end of round id, whose game_start came while
+// the round in play was being dealt, and which was never dealt (dealt).
+// The round in play goes on as it would have without that game_start, to
+// be judged at its own game_end (or, held, as hold says), so that a
+// forged game_start and game_end neither cut it short nor turn its sure
+// alerts into doubtful ones. The game_end is an alert of its own, and
+// round id's entries, if any, are judged without cards.
+func (p *Pipeline) notDealt(id string, frame int) []Result {
+	open := p.current
+	p.next = ""
+	if p.held == nil && p.early[open] == 0 {
+		p.trk.EndAtGameEnd()
+	}
+	a := p.rec.ProcedureAlert(id, frame, alerts.EndNotDealt, 1,
+		fmt.Sprintf("game_end for round %s, whose game_start came while round %s was being dealt: no card was dealt to round %s, and round %s goes on", id, open, id, open))
+	out := p.judgeWithoutCards(id, frame, fmt.Sprintf("no card was dealt to this round: round %s was in play from its game_start to its game_end", open))
+	return append(out, Result{Round: tracker.Round{Round: game.Round{ID: id}, StartFrame: frame, EndFrame: frame}, Alerts: []alerts.Alert{a}})
 }
 
 // notSeenStart is the doubt on a round the monitor began watching after

@@ -46,10 +46,10 @@
 //		ClientID:  "bjmonitor-table7",
 //		Table:     "table7",
 //		OutboxDir: "/var/lib/bjmonitor/outbox",
-//		Handlers: map[string]func([]byte){
+//		Handlers: map[string]func(publish.Message){
 //			// A buffered channel: a handler that blocks stalls the whole
 //			// connection, acknowledgements of our alerts included.
-//			publish.KindController: func(b []byte) { events <- b },
+//			publish.KindController: func(m publish.Message) { events <- m },
 //		},
 //	})
 //	if err != nil {

@@ -68,6 +68,17 @@ var ErrTLS = errors.New("TLS handshake with the broker failed")
 // subscription asked for in Config.Handlers (usually its ACL).
 var ErrSubscribe = errors.New("broker refused the subscription")
 
+// Message is one message a Config.Handlers function receives.
+type Message struct {
+	Payload []byte
+	// Redelivered: the broker sent this message before on this session
+	// and had no acknowledgement (MQTT's DUP flag): the monitor may have
+	// taken it already, and been killed, or lost the connection, before
+	// acknowledging it. A message flagged so may equally be one the
+	// monitor never got.
+	Redelivered bool
+}
+
 // Config says where and how to publish. The zero value is not usable: set at
 // least Broker, ClientID, Table and OutboxDir.
 type Config struct {
@@ -86,8 +97,8 @@ type Config struct {
 	OutboxDir   string // where pending.jsonl and acked live; one directory per publisher
 
 	// Handlers receive what other systems publish for this table: each key
-	// is a kind (KindController), and its function gets the payload of every
-	// message on <prefix>/<table>/<kind>, subscribed at QoS 1. Note that the
+	// is a kind (KindController), and its function gets every message on
+	// <prefix>/<table>/<kind>, subscribed at QoS 1. Note that the
 	// prefix is TopicPrefix, so a replay's publisher does not hear the live
 	// controller.
 	//
@@ -105,7 +116,7 @@ type Config struct {
 	// connection, not even the broker's acknowledgements of our alerts.
 	// Hand the payload to a buffered channel and return; the payload is the
 	// function's to keep.
-	Handlers map[string]func(payload []byte)
+	Handlers map[string]func(Message)
 
 	// OnSent, when set, is called with each round, outcome and alert record
 	// once the broker has acknowledged it (not when it is queued), from the
@@ -289,7 +300,9 @@ func New(cfg Config) (*Publisher, error) {
 		// Routes, unlike subscriptions, live in the client and survive
 		// reconnects; they are in place before the first CONNECT so that
 		// messages queued in the session find them.
-		p.client.AddRoute(p.topic(kind), func(_ mqtt.Client, m mqtt.Message) { fn(m.Payload()) })
+		p.client.AddRoute(p.topic(kind), func(_ mqtt.Client, m mqtt.Message) {
+			fn(Message{Payload: m.Payload(), Redelivered: m.Duplicate()})
+		})
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

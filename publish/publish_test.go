@@ -342,9 +342,9 @@ func TestConfigValidate(t *testing.T) {
 		{"no client id", func(c *Config) { c.ClientID = "" }, "client id"},
 		{"no table", func(c *Config) { c.Table = "" }, "table"},
 		{"no outbox", func(c *Config) { c.OutboxDir = "" }, "outbox"},
-		{"handler on a kind we publish", func(c *Config) { c.Handlers = map[string]func([]byte){KindAlert: func([]byte) {}} }, "handler kind"},
-		{"handler on a wildcard", func(c *Config) { c.Handlers = map[string]func([]byte){"#": func([]byte) {}} }, "handler kind"},
-		{"nil handler", func(c *Config) { c.Handlers = map[string]func([]byte){KindController: nil} }, "is nil"},
+		{"handler on a kind we publish", func(c *Config) { c.Handlers = map[string]func(Message){KindAlert: func(Message) {}} }, "handler kind"},
+		{"handler on a wildcard", func(c *Config) { c.Handlers = map[string]func(Message){"#": func(Message) {}} }, "handler kind"},
+		{"nil handler", func(c *Config) { c.Handlers = map[string]func(Message){KindController: nil} }, "is nil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := good

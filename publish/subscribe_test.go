@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,7 +46,7 @@ func sendEvent(tb testing.TB, c mqtt.Client, topic, payload string) {
 func handlerConfig(tb testing.TB, url, dir string) (Config, chan string) {
 	got := make(chan string, 100)
 	cfg := testConfig(tb, url, dir)
-	cfg.Handlers = map[string]func([]byte){KindController: func(b []byte) { got <- string(b) }}
+	cfg.Handlers = map[string]func(Message){KindController: func(m Message) { got <- string(m.Payload) }}
 	return cfg, got
 }
 
@@ -188,5 +191,102 @@ func TestRefusedSubscription(t *testing.T) {
 	case m := <-sub.C():
 		t.Errorf("a refused New published %+v", m)
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// cutter forwards TCP connections to a broker, and cuts them all at once,
+// as a monitor killed or a network gone would.
+type cutter struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newCutter(tb testing.TB, broker string) *cutter {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := &cutter{ln: ln}
+	tb.Cleanup(func() { ln.Close(); c.cut() })
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", strings.TrimPrefix(broker, "tcp://"))
+			if err != nil {
+				in.Close()
+				continue
+			}
+			c.mu.Lock()
+			c.conns = append(c.conns, in, out)
+			c.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	return c
+}
+
+func (c *cutter) url() string { return "tcp://" + c.ln.Addr().String() }
+
+func (c *cutter) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range c.conns {
+		conn.Close()
+	}
+	c.conns = nil
+}
+
+// TestControllerRedelivered: a controller message the monitor got but did
+// not acknowledge (its connection cut while the handler ran, as a monitor
+// killed after journaling it) comes again from a real Mosquitto, flagged
+// Redelivered; a new message is not flagged.
+func TestControllerRedelivered(t *testing.T) {
+	b := mqtttest.NewMosquitto(t, "")
+	b.Start()
+	link := newCutter(t, b.URL())
+	got := make(chan Message, 10)
+	release := make(chan struct{})
+	var once sync.Once
+	cfg := testConfig(t, link.url(), t.TempDir())
+	cfg.Handlers = map[string]func(Message){KindController: func(m Message) {
+		got <- m
+		once.Do(func() { <-release }) // the first is not acknowledged before the cut
+	}}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer p.Close()
+	ctl := controllerClient(t, b.URL())
+	payout := `{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45}`
+	sendEvent(t, ctl, "test/t1/controller", payout)
+	next := func() Message {
+		t.Helper()
+		select {
+		case m := <-got:
+			return m
+		case <-time.After(5 * time.Second):
+			t.Fatal("no controller message within 5 s")
+		}
+		return Message{}
+	}
+	if m := next(); string(m.Payload) != payout || m.Redelivered {
+		t.Errorf("first delivery %s, redelivered %v; want %s, not redelivered", m.Payload, m.Redelivered, payout)
+	}
+	link.cut()
+	close(release)
+	if m := next(); string(m.Payload) != payout || !m.Redelivered {
+		t.Errorf("after the cut: %s, redelivered %v; want %s again, redelivered", m.Payload, m.Redelivered, payout)
+	}
+	end := `{"type":"game_end","round":"1842"}`
+	sendEvent(t, ctl, "test/t1/controller", end)
+	if m := next(); string(m.Payload) != end || m.Redelivered {
+		t.Errorf("a new message: %s, redelivered %v; want %s, not redelivered", m.Payload, m.Redelivered, end)
 	}
 }

@@ -174,6 +174,15 @@ func (t *Tracker) EndWhenCleared() bool {
 	return true
 }
 
+// EndAtGameEnd undoes EndWhenCleared: the open round ends at the
+// controller's game_end again, as a game_start that made it end when
+// cleared turned out to start a round never dealt.
+func (t *Tracker) EndAtGameEnd() {
+	if t.round != nil {
+		t.round.untilCleared = false
+	}
+}
+
 // Flush closes the open round, if it holds any card, at the end of the
 // video.
 func (t *Tracker) Flush() []Round {

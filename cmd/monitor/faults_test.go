@@ -238,7 +238,7 @@ func TestControllerPayloadLimit(t *testing.T) {
 	for _, tc := range cases {
 		payload := []byte(event + strings.Repeat(" ", tc.size-len(event)))
 		before := testutil.ToFloat64(l.met.controller.WithLabelValues(tc.want))
-		_, passed := l.parseController(payload)
+		_, passed := l.parseController(payload, false)
 		if got := testutil.ToFloat64(l.met.controller.WithLabelValues(tc.want)) - before; got != 1 {
 			t.Errorf("a %d-byte message counted %v times as %s, want once", tc.size, got, tc.want)
 		}

@@ -104,8 +104,8 @@ type live struct {
 
 // onController hands one controller message, parsed, to the frame loop,
 // journaled first: the broker takes its acknowledgement once this returns.
-func (l *live) onController(payload []byte) {
-	if e, ok := l.parseController(payload); ok {
+func (l *live) onController(m publish.Message) {
+	if e, ok := l.parseController(m.Payload, m.Redelivered); ok {
 		l.jn.take(e)
 	}
 }
@@ -116,9 +116,14 @@ const maxControllerPayload = 64 << 10
 
 // parseController parses one controller message. A malformed one, one of
 // a type the monitor does not know, one over maxControllerPayload, or a
-// re-send (a seq seen already) is
-// logged, counted and skipped.
-func (l *live) parseController(payload []byte) (controller.Event, bool) {
+// re-send is logged, counted and skipped. A re-send is an event whose seq
+// was seen already, or, for an event without seq, one the broker
+// redelivered (it had no acknowledgement) that the journal holds as it
+// is: the monitor took it, and was killed or cut off before acknowledging
+// it. An event without seq that the broker did not flag is always taken,
+// since a dealer may enter the same thing twice (a second payout is a
+// procedure alert).
+func (l *live) parseController(payload []byte, redelivered bool) (controller.Event, bool) {
 	if len(payload) > maxControllerPayload {
 		l.met.controller.WithLabelValues("too_large").Inc()
 		l.log.Warn("controller message refused: over 64 KiB", "bytes", len(payload), "payload", truncate(payload, 200))
@@ -137,6 +142,12 @@ func (l *live) parseController(payload []byte) (controller.Event, bool) {
 	if l.repeat(e) {
 		l.met.controller.WithLabelValues("repeated").Inc()
 		l.log.Info("controller message repeated: ignored", "seq", e.Seq, "type", e.Type, "round", e.Round)
+		return controller.Event{}, false
+	}
+	if redelivered && e.Seq == 0 && l.jn != nil && l.jn.j.Holds(e) {
+		l.met.controller.WithLabelValues("repeated").Inc()
+		l.log.Warn("controller message without seq redelivered by the broker, the same as one taken and not yet judged: ignored as a re-send (send seq to tell them apart for sure)",
+			"payload", truncate(payload, 200))
 		return controller.Event{}, false
 	}
 	l.met.controller.WithLabelValues("ok").Inc()
@@ -190,7 +201,7 @@ func (l *live) run(ctx context.Context) error {
 	if embedded != nil {
 		pc.Username, pc.Password = embedded.Login()
 	}
-	pc.Handlers = map[string]func([]byte){publish.KindController: l.onController}
+	pc.Handlers = map[string]func(publish.Message){publish.KindController: l.onController}
 	pc.Log = l.log
 	pc.OnSent = l.met.sent
 	settled, err := l.prepareOutbox(ctx)

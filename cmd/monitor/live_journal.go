@@ -28,11 +28,12 @@ type journal struct {
 	drv *driver.Driver
 	met *metrics
 	log *slog.Logger
-	// replayed are the rounds whose events were replayed at start; they
-	// are read and written on the frame loop's goroutine only.
-	replayed map[string]bool
-	failing  bool // an append failed (logged once until one succeeds)
-	dropped  int  // the journal's Dropped, as last counted
+	// open is the round that was open when the monitor was killed,
+	// from the events replayed at start (openAtKill); "" once it is
+	// judged. It is read and written on the frame loop's goroutine only.
+	open    string
+	failing bool // an append failed (logged once until one succeeds)
+	dropped int  // the journal's Dropped, as last counted
 }
 
 // openJournal opens the journal in the outbox directory and hands the
@@ -52,20 +53,49 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 		met.journal.WithLabelValues("skipped").Add(float64(skipped))
 		log.Warn("controller journal: torn or corrupt lines skipped", "lines", skipped)
 	}
-	jn := &journal{j: cj, drv: drv, met: met, log: log, replayed: map[string]bool{}}
+	jn := &journal{j: cj, drv: drv, met: met, log: log, open: openAtKill(events)}
+	rounds := map[string]bool{}
 	for _, e := range events {
 		dedup.Repeat(e)
 		e.T, e.TS = nil, nil
 		drv.Put(e)
 		if e.Round != "" {
-			jn.replayed[e.Round] = true
+			rounds[e.Round] = true
 		}
 	}
 	if len(events) > 0 {
 		met.journal.WithLabelValues("replayed").Add(float64(len(events)))
-		log.Info("controller events taken before the restart, replayed from the journal", "events", len(events), "rounds", len(jn.replayed))
+		log.Info("controller events taken before the restart, replayed from the journal", "events", len(events), "rounds", len(rounds), "open", jn.open)
 	}
 	return jn, nil
+}
+
+// openAtKill is the round that was open when the monitor was killed, as
+// the controller's events in the journal tell it: the last game_start's,
+// or, with none since the last game_end, the round the entries after it
+// name (the monitor did not see that round's game_start either); "" when
+// the last round they name had had its game_end. Only that round's cards
+// lay on the felt, partly dealt, at the kill: the other rounds in the
+// journal were over (their game_end came; they were judged, or wait to be)
+// or left behind by a later game_start, and are judged without their
+// cards whatever the restart.
+func openAtKill(events []controller.Event) string {
+	open := ""
+	ended := map[string]bool{}
+	for _, e := range events {
+		switch {
+		case e.Type == controller.GameStart:
+			open = e.Round
+		case e.Type == controller.GameEnd:
+			ended[e.Round] = true
+			if e.Round == open {
+				open = ""
+			}
+		case e.Round != "" && open == "" && !ended[e.Round]:
+			open = e.Round // a late entry for a round over is not one
+		}
+	}
+	return open
 }
 
 // take journals e and hands it to the frame loop. An event the disk
@@ -116,15 +146,15 @@ func (jn *journal) settle(pl *pipeline.Pipeline, results []pipeline.Result) {
 	}
 }
 
-// doubts gives a round replayed from the journal its doubt: the restarted
+// doubts gives the round open at the kill its doubt: the restarted
 // monitor saw its cards only from the restart, all at once, so cards swept
 // before then (a bust) are missing and the order they were dealt in (a
 // split, the third card) is not known.
 func (jn *journal) doubts(r tracker.Round) []string {
-	if !jn.replayed[r.ID] {
+	if jn.open == "" || r.ID != jn.open {
 		return nil
 	}
-	delete(jn.replayed, r.ID)
+	jn.open = ""
 	return []string{"the monitor restarted during this round: cards dealt before it began watching again may be missing, or out of order"}
 }
 

@@ -12,6 +12,7 @@ import (
 	"bjmonitor/controller"
 	"bjmonitor/driver"
 	"bjmonitor/game"
+	"bjmonitor/publish"
 	"bjmonitor/tracker"
 )
 
@@ -66,8 +67,99 @@ func TestOpenJournal(t *testing.T) {
 	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1001"}}); len(d) != 0 {
 		t.Errorf("round 1001, not in the journal, doubted: %q", d)
 	}
+	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1000"}}); len(d) != 0 {
+		t.Errorf("round 1000 doubted twice: %q", d)
+	}
 	jn.take(controller.Event{Type: controller.GameEnd, Round: "1000"})
 	if jn.j.Len() != 3 || drv.Held() != 3 {
 		t.Errorf("after take: journal %d, frame loop %d; want 3 each", jn.j.Len(), drv.Held())
+	}
+}
+
+// TestRedeliveredWithoutSeq: after a restart, an event without seq that
+// the broker redelivers (taken and journaled, not acknowledged before the
+// kill) is a re-send: skipped and counted, never taken twice. Anything
+// else is taken: the same event not flagged by the broker (the dealer
+// entered it twice: a procedure alert), one flagged but not in the
+// journal (the kill came before it was journaled), or one that differs.
+func TestRedeliveredWithoutSeq(t *testing.T) {
+	dir := t.TempDir()
+	j, _, _, err := controller.OpenJournal(filepath.Join(dir, journalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const payout = `{"type":"payout","round":"1000","seat":2,"bet":"21+3","amount":14}`
+	for _, m := range []string{`{"type":"game_start","round":"1000"}`, payout} {
+		e, err := controller.Parse([]byte(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close() // killed
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	l := &live{log: log, met: newMetrics(gauges{}), drv: driver.New(driver.Config{}, nil)}
+	if l.jn, err = openJournal(dir, l.drv, &l.dedup, l.met, log); err != nil {
+		t.Fatal(err)
+	}
+	defer l.jn.close()
+	for _, tt := range []struct {
+		name        string
+		msg         string
+		redelivered bool
+		taken       bool
+	}{
+		{"journaled, redelivered", payout, true, false},
+		{"the same, written another way, redelivered", `{"amount":14.0,"bet":"21+3","seat":2,"round":"1000","type":"payout"}`, true, false},
+		{"journaled, sent again as new", payout, false, true},
+		{"not journaled, redelivered", `{"type":"payout","round":"1000","seat":4,"bet":"21+3","amount":5}`, true, true},
+		{"another amount, redelivered", `{"type":"payout","round":"1000","seat":2,"bet":"21+3","amount":15}`, true, true},
+	} {
+		held, repeated := l.drv.Held(), testutil.ToFloat64(l.met.controller.WithLabelValues("repeated"))
+		l.onController(publish.Message{Payload: []byte(tt.msg), Redelivered: tt.redelivered})
+		taken := l.drv.Held() - held
+		counted := testutil.ToFloat64(l.met.controller.WithLabelValues("repeated")) - repeated
+		if want := map[bool]int{true: 1}[tt.taken]; taken != want || counted != float64(1-want) {
+			t.Errorf("%s: taken %d times, counted repeated %v times; want taken %v", tt.name, taken, counted, tt.taken)
+		}
+	}
+}
+
+// TestOpenAtKill: of the rounds a journal names, only the one open at the
+// kill is doubted after the restart.
+func TestOpenAtKill(t *testing.T) {
+	ev := func(typ, round string) controller.Event {
+		e := controller.Event{Type: typ, Round: round}
+		switch typ {
+		case controller.Wager, controller.Payout:
+			e.Seat, e.Bet, e.Amount = 2, "21+3", 5
+		case controller.Meter:
+			e.Bet, e.Amount = "blazing7s", 1000
+		}
+		return e
+	}
+	const (
+		start, end, wager, payout, meter = controller.GameStart, controller.GameEnd, controller.Wager, controller.Payout, controller.Meter
+	)
+	for _, tt := range []struct {
+		name   string
+		events []controller.Event
+		want   string
+	}{
+		{"empty", nil, ""},
+		{"mid-round", []controller.Event{ev(start, "1000"), ev(wager, "1000")}, "1000"},
+		{"between rounds", []controller.Event{ev(start, "1000"), ev(wager, "1000"), ev(end, "1000"), ev(meter, "")}, ""},
+		{"a round judged, not yet forgotten, and the next begun", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(start, "1001"), ev(wager, "1001")}, "1001"},
+		{"its game_start not seen", []controller.Event{ev(wager, "1000"), ev(payout, "1000")}, "1000"},
+		{"a late payout for a round over", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(payout, "1000")}, ""},
+		{"a late payout, then the next round", []controller.Event{ev(payout, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000"},
+		{"a round whose game_end was lost, then the next", []controller.Event{ev(start, "999"), ev(wager, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000"},
+	} {
+		if got := openAtKill(tt.events); got != tt.want {
+			t.Errorf("%s: openAtKill = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -677,7 +677,7 @@ func FuzzController(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		before, ok := count(), testutil.ToFloat64(l.met.controller.WithLabelValues("ok"))
-		_, passed := l.parseController(payload)
+		_, passed := l.parseController(payload, false)
 		if got := count() - before; got != 1 {
 			t.Fatalf("message counted %v times", got)
 		}

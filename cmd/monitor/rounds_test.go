@@ -185,10 +185,6 @@ func TestReplayForgedEntries(t *testing.T) {
 		t.Skip("replays video")
 	}
 	const name = "freebet-1080p"
-	b := mqtttest.NewMosquitto(t, "persistence true\n")
-	b.Start()
-	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor-replay/"+name+"/#", false)
-
 	es := numbered(t, name)
 	es = append(es,
 		map[string]any{"type": "game_end", "round": "1000", "t": 10.0, "seq": 1000},
@@ -210,20 +206,10 @@ func TestReplayForgedEntries(t *testing.T) {
 			break
 		}
 	}
-	log := filepath.Join(t.TempDir(), "events.jsonl")
-	if err := os.WriteFile(log, []byte(strings.Join(encode(t, es), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("MONITOR_MQTT_OUTBOX", filepath.Join(t.TempDir(), "outbox"))
-	_, _, stderr, err := replaySample(t, name, log, sample(name, "mp4"),
-		"--publish", "--broker", b.URL(), "--publish-wait", "60s")
-	if err != nil {
-		t.Fatalf("replay: %v\n%s", err, stderr)
-	}
+	got, stderr := replayPublished(t, name, es)
 	if !strings.Contains(stderr, "1 repeated events") {
 		t.Errorf("the re-sent event not counted:\n%s", stderr)
 	}
-	got := receive(t, watch.Messages(2*time.Second))
 	extra := []string{
 		name + ":1000:0::procedure:early_game_end",
 		name + ":1000:2:potofgold:procedure:extra_payout:2",
@@ -241,6 +227,71 @@ func TestReplayForgedEntries(t *testing.T) {
 		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
 	}
 	t.Logf("tried: a forged game_end, two forged game_starts, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
+		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
+}
+
+// replayPublished replays a sample with the controller events es,
+// publishing to a real Mosquitto, and returns what a persistent QoS 1
+// subscriber received, with the replay's log.
+func replayPublished(t *testing.T, name string, es []map[string]any) (received, string) {
+	t.Helper()
+	b := mqtttest.NewMosquitto(t, "persistence true\n")
+	b.Start()
+	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor-replay/"+name+"/#", false)
+	log := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(log, []byte(strings.Join(encode(t, es), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MONITOR_MQTT_OUTBOX", filepath.Join(t.TempDir(), "outbox"))
+	_, _, stderr, err := replaySample(t, name, log, sample(name, "mp4"),
+		"--publish", "--broker", b.URL(), "--publish-wait", "60s")
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr)
+	}
+	return receive(t, watch.Messages(2*time.Second)), stderr
+}
+
+// TestReplayForgedPair replays the 1080p sample with a forged game_start
+// and game_end pair inside each round, and counts what a persistent QoS 1
+// subscriber received against the clean run: in round 1000 while the
+// dealer still draws (10 s), in round 1001 once its cards are all out
+// (38 s), a round id the controller never uses. Neither pair takes the
+// round's cards: every clean alert arrives once with its severity, each
+// round is published once under its own id, and each forged event is a
+// procedure alert, for review.
+func TestReplayForgedPair(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays video")
+	}
+	const name = "freebet-1080p"
+	es := append(numbered(t, name),
+		map[string]any{"type": "game_start", "round": "7777", "t": 10.0, "seq": 1000},
+		map[string]any{"type": "game_end", "round": "7777", "t": 10.1, "seq": 1001},
+		map[string]any{"type": "game_start", "round": "7778", "t": 38.0, "seq": 1002},
+		map[string]any{"type": "game_end", "round": "7778", "t": 38.1, "seq": 1003},
+	)
+	got, _ := replayPublished(t, name, es)
+	extra := []string{
+		name + ":1000:0::procedure:game_start_in_open_round",
+		name + ":7777:0::procedure:game_end_not_dealt",
+		name + ":1001:0::procedure:game_start_in_open_round",
+		name + ":7778:0::procedure:game_end_not_dealt",
+	}
+	compare(t, got, cleanSeverities(t, name), func(string) bool { return true }, extra)
+	for _, id := range extra {
+		if got.severity[id] != "review" {
+			t.Errorf("procedure alert %s: severity %q, want review", id, got.severity[id])
+		}
+	}
+	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
+		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
+	}
+	for round, d := range got.doubts {
+		if len(d) > 0 {
+			t.Errorf("round %s has doubts %q; the clean run had none", round, d)
+		}
+	}
+	t.Logf("tried: a forged game_start and game_end inside each round; received %d alerts (%d clean, %d procedure), rounds %v",
 		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
 }
 
