@@ -31,6 +31,9 @@ func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 	case controller.GameStart:
 		return p.gameStart(e.Round, frame)
 	case controller.GameEnd:
+		if e.HeldOpen {
+			return p.resumeEarlyEnd(e.Round, frame)
+		}
 		var out []Result
 		if p.held != nil && e.Round != p.held.ID && e.Round != p.next {
 			// Another round ends: the held one's game_end is not coming.
@@ -119,10 +122,14 @@ func (p *Pipeline) start(id string, frame int) []Result {
 }
 
 // inPlay reports whether the tracker holds round open in play: a round
-// with cards on it, or one the controller has made entries for.
+// with cards on it, or one the controller has made entries for. A round
+// whose game_end came, early, is in play only while it has cards: one
+// with none is a round whose cards a restarted monitor never saw (they
+// were swept while it was down; resumeEarlyEnd), and it is over.
 func (p *Pipeline) inPlay(open string) bool {
 	snap, ok := p.trk.Snapshot()
-	return ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0 || len(p.entries[open]) > 0)
+	cards := ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0)
+	return cards || ok && len(p.entries[open]) > 0 && p.early[open] == 0
 }
 
 // startInside takes a game_start for round id while round open is being
@@ -265,6 +272,34 @@ func (p *Pipeline) end(id string, frame int) []Result {
 	rd, _ := p.trk.EndRound(frame)
 	p.current = ""
 	return append(out, p.finish([]tracker.Round{rd})...)
+}
+
+// resumeEarlyEnd takes a game_end that a monitor stopped mid-round (a
+// kill) had taken and not obeyed, taken again from its journal after the
+// restart (controller.Event.HeldOpen): it came while round id was still
+// being dealt (end), so the round was left to end when the table is
+// cleared, and its procedure alert went out then. The restarted monitor
+// has not seen the round's cards yet, so it cannot judge the round now
+// without judging it without them: the round stays open in the same way,
+// to be judged when the table is cleared or at a later game_end that
+// finds it over, as it would have been without the kill. The alert is not
+// raised again. A game_end for another round than the one in play is
+// taken as any other (end).
+func (p *Pipeline) resumeEarlyEnd(id string, frame int) []Result {
+	if id != p.current || slices.Contains(p.judged, id) {
+		return p.end(id, frame)
+	}
+	var out []Result
+	if _, ok := p.trk.Snapshot(); !ok {
+		// Its game_start was not seen before the kill either: only its
+		// entries named it.
+		out = p.finish(p.trk.StartRound(id, frame))
+		p.trk.Claim(id, notSeenStart)
+		p.startUnseen[id] = true
+	}
+	p.early[id]++
+	p.trk.EndWhenCleared()
+	return out
 }
 
 // dealt reports whether round next, whose game_start came while round
