@@ -491,3 +491,46 @@ func TestResumeEarlyEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnRoundClosedByGameStart: cards dealt before any game_start make a
+// round of the tracker's own; a game_start that comes well after them
+// (over 4 s) closes it. That round is published under the tracker's id
+// (auto-N) with its seats, and every result and alert after it names its
+// round: none has an empty id. Played as live plays it (the controller
+// not heard from yet) and as a replay with a controller log does (the
+// controller marks rounds from the start).
+func TestOwnRoundClosedByGameStart(t *testing.T) {
+	for _, controlled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "live", true: "replay"}[controlled], func(t *testing.T) {
+			p := newPipeline(t)
+			if controlled {
+				p.trk.Claim("", "") // no round open: only marks the tracker controlled
+			}
+			f := &felt{tb: t, p: p}
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.wait(5)
+			f.event(start, wager)
+			f.lay("8D", seat4[1])
+			f.lay("XX", dealer[1])
+			f.turn("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35, end)
+			f.clear()
+			f.got = append(f.got, f.p.Flush()...)
+			rs := f.results() // checkResult: an id on every result, and its alerts name it
+			var own *Result
+			for i, r := range rs {
+				if strings.HasPrefix(r.Round.ID, "auto-") {
+					own = &rs[i]
+				}
+			}
+			if own == nil || !own.Rebuilt() {
+				t.Fatalf("no round of the tracker's own published with its seats: %+v", rs)
+			}
+			if _, rounds := kinds(rs); rounds != own.Round.ID+" 1000" {
+				t.Errorf("rounds %q, want the tracker's own, then 1000", rounds)
+			}
+		})
+	}
+}
