@@ -122,14 +122,10 @@ func (p *Pipeline) start(id string, frame int) []Result {
 }
 
 // inPlay reports whether the tracker holds round open in play: a round
-// with cards on it, or one the controller has made entries for. A round
-// whose game_end came, early, is in play only while it has cards: one
-// with none is a round whose cards a restarted monitor never saw (they
-// were swept while it was down; resumeEarlyEnd), and it is over.
+// with cards on it, or one the controller has made entries for.
 func (p *Pipeline) inPlay(open string) bool {
 	snap, ok := p.trk.Snapshot()
-	cards := ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0)
-	return cards || ok && len(p.entries[open]) > 0 && p.early[open] == 0
+	return ok && (len(snap.Dealer.Cards) > 0 || len(snap.Seats) > 0 || len(p.entries[open]) > 0)
 }
 
 // startInside takes a game_start for round id while round open is being
@@ -283,8 +279,10 @@ func (p *Pipeline) end(id string, frame int) []Result {
 // without judging it without them: the round stays open in the same way,
 // to be judged when the table is cleared or at a later game_end that
 // finds it over, as it would have been without the kill. The alert is not
-// raised again. A game_end for another round than the one in play is
-// taken as any other (end).
+// raised again. Should the monitor come back to a table cleared while it
+// was down, a felt seen empty ends the round, judged without cards
+// (tracker's EndWhenSeenCleared), and the next round begins. A game_end
+// for another round than the one in play is taken as any other (end).
 func (p *Pipeline) resumeEarlyEnd(id string, frame int) []Result {
 	if id != p.current || slices.Contains(p.judged, id) {
 		return p.end(id, frame)
@@ -298,7 +296,7 @@ func (p *Pipeline) resumeEarlyEnd(id string, frame int) []Result {
 		p.startUnseen[id] = true
 	}
 	p.early[id]++
-	p.trk.EndWhenCleared()
+	p.trk.EndWhenSeenCleared()
 	return out
 }
 

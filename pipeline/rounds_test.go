@@ -417,7 +417,9 @@ func TestMeterBetweenRounds(t *testing.T) {
 // game_end marked as held open (controller.Event.HeldOpen). The alerts of
 // the two runs together are a run's without the kill, where the round's
 // cards are still on the felt at the restart: it is judged when the table
-// is cleared, with them, and the procedure alert is raised once.
+// is cleared, with them, and the procedure alert is raised once. Where
+// the table was cleared while the monitor was down, the felt seen empty
+// ends the round, judged without cards, and the next round keeps its own.
 func TestResumeEarlyEnd(t *testing.T) {
 	drawing := func(f *felt) { // the dealer on 16, still to draw
 		f.lay("TS", seat4[0])
@@ -459,6 +461,33 @@ func TestResumeEarlyEnd(t *testing.T) {
 			func(f *felt) { f.event(start, wager); drawing(f); f.event(end) },
 			[]string{start, wager, end},
 			func(f *felt) { f.on = nil; f.wait(2); nextRound(f) },
+			"1000:procedure:review:early_game_end 1000:unjudged:review 1001:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:missed_payout:review 1001:underpaid:mismatch"},
+		{"the next round's game_start before the kill",
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end, start1001) },
+			[]string{start, wager, end, start1001},
+			func(f *felt) {
+				f.lay("2S", dealer[2])
+				f.event(paid35)
+				f.clear()
+				f.event(wager1001)
+				dealRound(f)
+				f.event(paid1001, end1001)
+				f.clear()
+			},
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch 1001:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch 1001:underpaid:mismatch"},
+		{"the next round's game_start before the kill, the table cleared while down",
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end, start1001) },
+			[]string{start, wager, end, start1001},
+			func(f *felt) {
+				f.on = nil
+				f.wait(2)
+				f.event(wager1001)
+				dealRound(f)
+				f.event(paid1001, end1001)
+				f.clear()
+			},
 			"1000:procedure:review:early_game_end 1000:unjudged:review 1001:underpaid:mismatch",
 			"1000:procedure:review:early_game_end 1000:missed_payout:review 1001:underpaid:mismatch"},
 	} {

@@ -81,9 +81,10 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 // round's game_start or entries did not end the round: it came while the
 // round was still being dealt, and the round was held open, to end when
 // the table is cleared. (The kill may also have come in the moment between
-// a game_end that ended its round and the round's publication; the round
-// is then judged again, with the cards still on the felt.) A game_end
-// alone came for a round judged already, and is taken as it was.
+// a game_end that ended its round and the round's lines leaving the
+// journal; the round is then judged again when the table is cleared, and
+// published again if it was already.) A game_end alone came for a round
+// judged already, and is taken as it was.
 func markHeldOpen(events []controller.Event) {
 	seen := map[string]bool{}
 	for i, e := range events {
