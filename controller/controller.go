@@ -49,6 +49,13 @@ type Event struct {
 	// T is seconds from the first frame of the video; TS a wall-clock time.
 	T  *float64   `json:"t,omitempty"`
 	TS *time.Time `json:"ts,omitempty"`
+	// HeldOpen marks a game_end taken again from a Journal after a
+	// restart whose round the monitor stopped had held open after it: the
+	// game_end came while the round was still being dealt, so it was not
+	// obeyed, and the round was to end when the table is cleared. It is
+	// the restarted monitor's own note, never read from or written to
+	// JSON, so no controller message can carry it.
+	HeldOpen bool `json:"-"`
 }
 
 // Dedup tells re-sent events from new ones by their Seq. It remembers

@@ -31,6 +31,9 @@ func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 	case controller.GameStart:
 		return p.gameStart(e.Round, frame)
 	case controller.GameEnd:
+		if e.HeldOpen {
+			return p.resumeEarlyEnd(e.Round, frame)
+		}
 		var out []Result
 		if p.held != nil && e.Round != p.held.ID && e.Round != p.next {
 			// Another round ends: the held one's game_end is not coming.
@@ -265,6 +268,36 @@ func (p *Pipeline) end(id string, frame int) []Result {
 	rd, _ := p.trk.EndRound(frame)
 	p.current = ""
 	return append(out, p.finish([]tracker.Round{rd})...)
+}
+
+// resumeEarlyEnd takes a game_end that a monitor stopped mid-round (a
+// kill) had taken and not obeyed, taken again from its journal after the
+// restart (controller.Event.HeldOpen): it came while round id was still
+// being dealt (end), so the round was left to end when the table is
+// cleared, and its procedure alert went out then. The restarted monitor
+// has not seen the round's cards yet, so it cannot judge the round now
+// without judging it without them: the round stays open in the same way,
+// to be judged when the table is cleared or at a later game_end that
+// finds it over, as it would have been without the kill. The alert is not
+// raised again. Should the monitor come back to a table cleared while it
+// was down, a felt seen empty ends the round, judged without cards
+// (tracker's EndWhenSeenCleared), and the next round begins. A game_end
+// for another round than the one in play is taken as any other (end).
+func (p *Pipeline) resumeEarlyEnd(id string, frame int) []Result {
+	if id != p.current || slices.Contains(p.judged, id) {
+		return p.end(id, frame)
+	}
+	var out []Result
+	if _, ok := p.trk.Snapshot(); !ok {
+		// Its game_start was not seen before the kill either: only its
+		// entries named it.
+		out = p.finish(p.trk.StartRound(id, frame))
+		p.trk.Claim(id, notSeenStart)
+		p.startUnseen[id] = true
+	}
+	p.early[id]++
+	p.trk.EndWhenSeenCleared()
+	return out
 }
 
 // dealt reports whether round next, whose game_start came while round

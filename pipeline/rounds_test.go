@@ -6,6 +6,7 @@ import (
 
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
+	"bjmonitor/controller"
 	"bjmonitor/vision"
 )
 
@@ -406,5 +407,159 @@ func TestMeterBetweenRounds(t *testing.T) {
 	f.event(end, `{"type":"meter","bet":"blazing7s","amount":1400}`)
 	if got, _ := kinds(f.results()); got != "1000:meter_mismatch:mismatch" {
 		t.Errorf("alerts %q, want 1000:meter_mismatch:mismatch", got)
+	}
+}
+
+// TestResumeEarlyEnd drops a pipeline (a monitor killed) after a game_end
+// that came while its round was still being dealt, and starts another
+// (the monitor restarted) on the same felt, with the events the killed
+// one had journaled for the round in play taken again first, the early
+// game_end marked as held open (controller.Event.HeldOpen). The alerts of
+// the two runs together are a run's without the kill, where the round's
+// cards are still on the felt at the restart: it is judged when the table
+// is cleared, with them, and the procedure alert is raised once. Where
+// the table was cleared while the monitor was down, the felt seen empty
+// ends the round, judged without cards, and the next round keeps its own.
+func TestResumeEarlyEnd(t *testing.T) {
+	drawing := func(f *felt) { // the dealer on 16, still to draw
+		f.lay("TS", seat4[0])
+		f.lay("9C", dealer[0])
+		f.lay("8D", seat4[1])
+		f.lay("7H", dealer[1])
+	}
+	for _, tt := range []struct {
+		name    string
+		before  func(f *felt) // played before the kill
+		journal []string      // what the killed pipeline journaled
+		after   func(f *felt) // played after the restart
+		// killed is the alerts of the killed and restarted runs
+		// together, clean those of a run without the kill.
+		killed, clean string
+	}{
+		{"the dealer still drawing",
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end) },
+			[]string{start, wager, end},
+			func(f *felt) { f.lay("2S", dealer[2]); f.event(paid35); f.clear(); f.event(end) },
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch"},
+		{"its game_start not seen before the kill",
+			func(f *felt) { drawing(f); f.event(wager, end) },
+			[]string{wager, end},
+			func(f *felt) { f.lay("2S", dealer[2]); f.event(paid35); f.clear() },
+			"1000:procedure:review:early_game_end 1000:underpaid:review",
+			"1000:procedure:review:early_game_end 1000:underpaid:review"},
+		{"a game_end that finds it over",
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end) },
+			[]string{start, wager, end},
+			func(f *felt) { f.lay("2S", dealer[2]); f.event(paid35, end); f.clear(); nextRound(f) },
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch 1001:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch 1001:underpaid:mismatch"},
+		{"the table cleared while the monitor was down",
+			// Its cards were never seen by the restarted monitor: its
+			// wager goes out unjudged when the next round starts, and
+			// the next round keeps its own cards.
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end) },
+			[]string{start, wager, end},
+			func(f *felt) { f.on = nil; f.wait(2); nextRound(f) },
+			"1000:procedure:review:early_game_end 1000:unjudged:review 1001:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:missed_payout:review 1001:underpaid:mismatch"},
+		{"the next round's game_start before the kill",
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end, start1001) },
+			[]string{start, wager, end, start1001},
+			func(f *felt) {
+				f.lay("2S", dealer[2])
+				f.event(paid35)
+				f.clear()
+				f.event(wager1001)
+				dealRound(f)
+				f.event(paid1001, end1001)
+				f.clear()
+			},
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch 1001:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:underpaid:mismatch 1001:underpaid:mismatch"},
+		{"the next round's game_start before the kill, the table cleared while down",
+			func(f *felt) { f.event(start, wager); drawing(f); f.event(end, start1001) },
+			[]string{start, wager, end, start1001},
+			func(f *felt) {
+				f.on = nil
+				f.wait(2)
+				f.event(wager1001)
+				dealRound(f)
+				f.event(paid1001, end1001)
+				f.clear()
+			},
+			"1000:procedure:review:early_game_end 1000:unjudged:review 1001:underpaid:mismatch",
+			"1000:procedure:review:early_game_end 1000:missed_payout:review 1001:underpaid:mismatch"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clean := &felt{tb: t, p: newPipeline(t)}
+			tt.before(clean)
+			tt.after(clean)
+			clean.got = append(clean.got, clean.p.Flush()...)
+			if got, _ := kinds(clean.results()); got != tt.clean {
+				t.Errorf("without the kill: alerts %q, want %q", got, tt.clean)
+			}
+
+			killed := &felt{tb: t, p: newPipeline(t)}
+			tt.before(killed)
+			restarted := &felt{tb: t, p: newPipeline(t), frame: killed.frame, on: killed.on}
+			for _, l := range tt.journal {
+				e := ev(t, l)
+				e.HeldOpen = e.Type == controller.GameEnd
+				restarted.got = append(restarted.got, restarted.p.Event(e, restarted.frame)...)
+			}
+			tt.after(restarted)
+			restarted.got = append(restarted.got, restarted.p.Flush()...)
+			got, _ := kinds(append(killed.results(), restarted.results()...))
+			if got != tt.killed {
+				t.Errorf("killed and restarted: alerts %q, want %q", got, tt.killed)
+			}
+			if !restarted.p.Idle() {
+				t.Error("the restarted pipeline holds a round after Flush")
+			}
+		})
+	}
+}
+
+// TestOwnRoundClosedByGameStart: cards dealt before any game_start make a
+// round of the tracker's own; a game_start that comes well after them
+// (over 4 s) closes it. That round is published under the tracker's id
+// (auto-N) with its seats, and every result and alert after it names its
+// round: none has an empty id. Played as live plays it (the controller
+// not heard from yet) and as a replay with a controller log does (the
+// controller marks rounds from the start).
+func TestOwnRoundClosedByGameStart(t *testing.T) {
+	for _, controlled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "live", true: "replay"}[controlled], func(t *testing.T) {
+			p := newPipeline(t)
+			if controlled {
+				p.trk.Claim("", "") // no round open: only marks the tracker controlled
+			}
+			f := &felt{tb: t, p: p}
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			f.wait(5)
+			f.event(start, wager)
+			f.lay("8D", seat4[1])
+			f.lay("XX", dealer[1])
+			f.turn("7H", dealer[1])
+			f.lay("2S", dealer[2])
+			f.event(paid35, end)
+			f.clear()
+			f.got = append(f.got, f.p.Flush()...)
+			rs := f.results() // checkResult: an id on every result, and its alerts name it
+			var own *Result
+			for i, r := range rs {
+				if strings.HasPrefix(r.Round.ID, "auto-") {
+					own = &rs[i]
+				}
+			}
+			if own == nil || !own.Rebuilt() {
+				t.Fatalf("no round of the tracker's own published with its seats: %+v", rs)
+			}
+			if _, rounds := kinds(rs); rounds != own.Round.ID+" 1000" {
+				t.Errorf("rounds %q, want the tracker's own, then 1000", rounds)
+			}
+		})
 	}
 }

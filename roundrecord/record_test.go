@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 
 	"bjmonitor/cards"
 	"bjmonitor/game"
+	"bjmonitor/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestParse reads each record under testdata/ and compares the round it
 // holds, or the error, with its .golden file. A record the monitor could
@@ -32,28 +30,11 @@ func TestParse(t *testing.T) {
 			if err != nil && !errors.Is(err, game.ErrRound) {
 				t.Errorf("parsing %s: error %v does not wrap game.ErrRound", f, err)
 			}
-			checkGolden(t, strings.TrimSuffix(f, ".json")+".golden", dump(g, err))
+			golden.Check(t, strings.TrimSuffix(f, ".json")+".golden", dump(g, err))
 			if err == nil {
 				checkWrittenAgain(t, rec, data)
 			}
 		})
-	}
-}
-
-// checkGolden compares got with the golden file, which -update rewrites.
-func checkGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("read:\n%s\nwant (%s)\n%s", got, golden, want)
 	}
 }
 

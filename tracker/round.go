@@ -19,8 +19,11 @@ type roundState struct {
 	// untilCleared: the round ends when the table is cleared, whatever
 	// the controller says (EndWhenCleared).
 	untilCleared bool
-	dealer       []*track
-	seats        []*seatState
+	// emptyEnds: a felt empty for ClearFrames ends it even before any of
+	// its cards was counted (EndWhenSeenCleared).
+	emptyEnds bool
+	dealer    []*track
+	seats     []*seatState
 	// order is every counted card in the order it was dealt.
 	order  []*track
 	doubts []string

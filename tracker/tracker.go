@@ -174,6 +174,20 @@ func (t *Tracker) EndWhenCleared() bool {
 	return true
 }
 
+// EndWhenSeenCleared is EndWhenCleared for a round whose cards the
+// tracker may never see: a monitor restarted after the round's early
+// game_end may come back to a table cleared while it was down. A felt
+// that lies empty for ClearFrames ends the round then, even before any
+// of its cards was counted; cards seen first make it end as
+// EndWhenCleared says. It reports whether a round is open.
+func (t *Tracker) EndWhenSeenCleared() bool {
+	if !t.EndWhenCleared() {
+		return false
+	}
+	t.round.emptyEnds = true
+	return true
+}
+
 // EndAtGameEnd undoes EndWhenCleared: the open round ends at the
 // controller's game_end again, as a game_start that made it end when
 // cleared turned out to start a round never dealt.
@@ -238,8 +252,13 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	} else if t.emptySince < 0 {
 		t.emptySince = f.Index
 	}
-	if t.round != nil && (!t.controlled || t.round.untilCleared) && len(t.round.order) > 0 && t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
-		out = append(out, t.close(f.Index, ""))
+	if t.round != nil && (!t.controlled || t.round.untilCleared) && t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
+		switch {
+		case len(t.round.order) > 0:
+			out = append(out, t.close(f.Index, ""))
+		case t.round.emptyEnds:
+			out = append(out, t.close(f.Index, "none of its cards was seen: the table was cleared before the monitor watched it again"))
+		}
 	}
 	return out
 }

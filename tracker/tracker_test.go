@@ -458,3 +458,61 @@ func TestCardsSeenTogetherCountInDealingOrder(t *testing.T) {
 		t.Errorf("dealer %v, want %v", got, want)
 	}
 }
+
+// TestEndWhenSeenCleared: a round that ends when the table is cleared
+// (EndWhenCleared) waits for its cards while the felt lies empty; one
+// whose cards the tracker may never see (EndWhenSeenCleared: a monitor
+// restarted after the round's early game_end) ends once the felt has lain
+// empty for ClearFrames, with a doubt saying none of its cards was seen,
+// and with cards seen first, when they are cleared.
+func TestEndWhenSeenCleared(t *testing.T) {
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fps = 25
+	up := vision.Observation{Card: cards.MustParse("4C"), Confidence: 0.97, Center: calibration.Point{X: -28, Y: 174}, Angle: 90}
+	for _, tt := range []struct {
+		name      string
+		seenEmpty bool // EndWhenSeenCleared, not EndWhenCleared
+		felt      [][]vision.Observation
+		want      string // the round closed: its id and dealer's cards, or ""
+	}{
+		{"cleared, nothing seen", false, [][]vision.Observation{nil}, ""},
+		{"seen cleared, nothing seen", true, [][]vision.Observation{nil}, "1000 []"},
+		{"seen cleared, a card seen, then cleared", true, [][]vision.Observation{{up}, nil}, "1000 [4C]"},
+		{"cleared, a card seen, then cleared", false, [][]vision.Observation{{up}, nil}, "1000 [4C]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules())
+			tr.StartRound("1000", 0)
+			if tt.seenEmpty {
+				tr.EndWhenSeenCleared()
+			} else {
+				tr.EndWhenCleared()
+			}
+			var closed []tracker.Round
+			frame := 0
+			for _, os := range tt.felt {
+				for range 2 * fps {
+					closed = append(closed, tr.Observe(vision.Frame{Index: frame, Time: float64(frame) / fps, Cards: os})...)
+					frame++
+				}
+			}
+			var got []string
+			for _, r := range closed {
+				var dealer []string
+				for _, c := range r.HandCards(0, -1) {
+					dealer = append(dealer, c.Text())
+				}
+				got = append(got, fmt.Sprintf("%s %v", r.ID, dealer))
+				if len(dealer) == 0 && !strings.Contains(strings.Join(r.Doubts, "; "), "none of its cards was seen") {
+					t.Errorf("round %s closed with no card, doubts %q", r.ID, r.Doubts)
+				}
+			}
+			if g := strings.Join(got, "; "); g != tt.want {
+				t.Errorf("closed %q, want %q", g, tt.want)
+			}
+		})
+	}
+}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"bjmonitor/controller"
@@ -28,10 +30,11 @@ type journal struct {
 	drv *driver.Driver
 	met *metrics
 	log *slog.Logger
-	// open is the round that was open when the monitor was killed,
-	// from the events replayed at start (openAtKill); "" once it is
-	// judged. It is read and written on the frame loop's goroutine only.
-	open    string
+	// open are the rounds that were open when the monitor was killed,
+	// from the events replayed at start (openAtKill); each leaves once it
+	// is judged. It is read and written on the frame loop's goroutine
+	// only.
+	open    map[string]bool
 	failing bool // an append failed (logged once until one succeeds)
 	dropped int  // the journal's Dropped, as last counted
 }
@@ -53,6 +56,7 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 		met.journal.WithLabelValues("skipped").Add(float64(skipped))
 		log.Warn("controller journal: torn or corrupt lines skipped", "lines", skipped)
 	}
+	markHeldOpen(events)
 	jn := &journal{j: cj, drv: drv, met: met, log: log, open: openAtKill(events)}
 	rounds := map[string]bool{}
 	for _, e := range events {
@@ -65,35 +69,64 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 	}
 	if len(events) > 0 {
 		met.journal.WithLabelValues("replayed").Add(float64(len(events)))
-		log.Info("controller events taken before the restart, replayed from the journal", "events", len(events), "rounds", len(rounds), "open", jn.open)
+		log.Info("controller events taken before the restart, replayed from the journal", "events", len(events), "rounds", len(rounds), "open", slices.Sorted(maps.Keys(jn.open)))
 	}
 	return jn, nil
 }
 
-// openAtKill is the round that was open when the monitor was killed, as
+// markHeldOpen marks the game_ends in the journal that the monitor
+// killed had not obeyed (controller.Event.HeldOpen): those that follow
+// another event of their round. A round's events leave the journal once
+// the round is judged and published, so a game_end still there after its
+// round's game_start or entries did not end the round: it came while the
+// round was still being dealt, and the round was held open, to end when
+// the table is cleared. (The kill may also have come in the moment between
+// a game_end that ended its round and the round's lines leaving the
+// journal; the round is then judged again when the table is cleared, and
+// published again if it was already.) A game_end alone came for a round
+// judged already, and is taken as it was.
+func markHeldOpen(events []controller.Event) {
+	seen := map[string]bool{}
+	for i, e := range events {
+		if e.Type == controller.GameEnd && seen[e.Round] {
+			events[i].HeldOpen = true
+		}
+		if e.Round != "" {
+			seen[e.Round] = true
+		}
+	}
+}
+
+// openAtKill is the rounds that were open when the monitor was killed, as
 // the controller's events in the journal tell it: the last game_start's,
 // or, with none since the last game_end, the round the entries after it
-// name (the monitor did not see that round's game_start either); "" when
-// the last round they name had had its game_end. Only that round's cards
-// lay on the felt, partly dealt, at the kill: the other rounds in the
-// journal were over (their game_end came; they were judged, or wait to be)
+// name (the monitor did not see that round's game_start either), and
+// every round held open after its game_end (markHeldOpen). Only those
+// rounds' cards lay on the felt, partly dealt, at the kill: the other
+// rounds in the journal were over (their game_end came, and ended them)
 // or left behind by a later game_start, and are judged without their
 // cards whatever the restart.
-func openAtKill(events []controller.Event) string {
-	open := ""
+func openAtKill(events []controller.Event) map[string]bool {
+	open := map[string]bool{}
+	last := ""
 	ended := map[string]bool{}
 	for _, e := range events {
 		switch {
 		case e.Type == controller.GameStart:
-			open = e.Round
+			last = e.Round
+		case e.HeldOpen:
+			open[e.Round] = true
 		case e.Type == controller.GameEnd:
 			ended[e.Round] = true
-			if e.Round == open {
-				open = ""
+			if e.Round == last {
+				last = ""
 			}
-		case e.Round != "" && open == "" && !ended[e.Round]:
-			open = e.Round // a late entry for a round over is not one
+		case e.Round != "" && last == "" && !ended[e.Round]:
+			last = e.Round // a late entry for a round over is not one
 		}
+	}
+	if last != "" {
+		open[last] = true
 	}
 	return open
 }
@@ -146,15 +179,15 @@ func (jn *journal) settle(pl *pipeline.Pipeline, results []pipeline.Result) {
 	}
 }
 
-// doubts gives the round open at the kill its doubt: the restarted
-// monitor saw its cards only from the restart, all at once, so cards swept
-// before then (a bust) are missing and the order they were dealt in (a
-// split, the third card) is not known.
+// doubts gives a round open at the kill its doubt: the restarted monitor
+// saw its cards only from the restart, all at once, so cards swept before
+// then (a bust) are missing and the order they were dealt in (a split,
+// the third card) is not known.
 func (jn *journal) doubts(r tracker.Round) []string {
-	if jn.open == "" || r.ID != jn.open {
+	if !jn.open[r.ID] {
 		return nil
 	}
-	jn.open = ""
+	delete(jn.open, r.ID)
 	return []string{"the monitor restarted during this round: cards dealt before it began watching again may be missing, or out of order"}
 }
 

@@ -3,8 +3,11 @@ package main
 import (
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -128,8 +131,10 @@ func TestRedeliveredWithoutSeq(t *testing.T) {
 	}
 }
 
-// TestOpenAtKill: of the rounds a journal names, only the one open at the
-// kill is doubted after the restart.
+// TestOpenAtKill: of the rounds a journal names, only those open at the
+// kill are doubted after the restart: the one in play, and any held open
+// after a game_end that came while it was still being dealt, whose
+// game_end is marked so (markHeldOpen).
 func TestOpenAtKill(t *testing.T) {
 	ev := func(typ, round string) controller.Event {
 		e := controller.Event{Type: typ, Round: round}
@@ -147,18 +152,32 @@ func TestOpenAtKill(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		events []controller.Event
-		want   string
+		want   string // the rounds open, in order
+		held   string // the rounds whose game_end is marked held open
 	}{
-		{"empty", nil, ""},
-		{"mid-round", []controller.Event{ev(start, "1000"), ev(wager, "1000")}, "1000"},
-		{"between rounds", []controller.Event{ev(start, "1000"), ev(wager, "1000"), ev(end, "1000"), ev(meter, "")}, ""},
-		{"a round judged, not yet forgotten, and the next begun", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(start, "1001"), ev(wager, "1001")}, "1001"},
-		{"its game_start not seen", []controller.Event{ev(wager, "1000"), ev(payout, "1000")}, "1000"},
-		{"a late payout for a round over", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(payout, "1000")}, ""},
-		{"a late payout, then the next round", []controller.Event{ev(payout, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000"},
-		{"a round whose game_end was lost, then the next", []controller.Event{ev(start, "999"), ev(wager, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000"},
+		{"empty", nil, "", ""},
+		{"mid-round", []controller.Event{ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
+		{"an early game_end, then a meter reading", []controller.Event{ev(start, "1000"), ev(wager, "1000"), ev(end, "1000"), ev(meter, "")}, "1000", "1000"},
+		{"an early game_end, and the next round's game_start", []controller.Event{ev(start, "1000"), ev(end, "1000"), ev(start, "1001"), ev(wager, "1001")}, "1000 1001", "1000"},
+		{"two early game_ends", []controller.Event{ev(wager, "1000"), ev(end, "1000"), ev(payout, "1000"), ev(end, "1000")}, "1000", "1000 1000"},
+		{"its game_start not seen", []controller.Event{ev(wager, "1000"), ev(payout, "1000")}, "1000", ""},
+		{"a late game_end for a round judged", []controller.Event{ev(end, "999"), ev(meter, "")}, "", ""},
+		{"a late game_end, then the next round", []controller.Event{ev(end, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
+		{"a late payout, then the next round", []controller.Event{ev(payout, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
+		{"a round whose game_end was lost, then the next", []controller.Event{ev(start, "999"), ev(wager, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
 	} {
-		if got := openAtKill(tt.events); got != tt.want {
+		events := slices.Clone(tt.events)
+		markHeldOpen(events)
+		var held []string
+		for _, e := range events {
+			if e.HeldOpen {
+				held = append(held, e.Round)
+			}
+		}
+		if got := strings.Join(held, " "); got != tt.held {
+			t.Errorf("%s: game_ends held open %q, want %q", tt.name, got, tt.held)
+		}
+		if got := strings.Join(slices.Sorted(maps.Keys(openAtKill(events))), " "); got != tt.want {
 			t.Errorf("%s: openAtKill = %q, want %q", tt.name, got, tt.want)
 		}
 	}

@@ -5,53 +5,34 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bjmonitor/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// checkGolden compares got with the golden file, rewriting it first when
-// the tests run with -update.
-func checkGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update after checking it):\n%s", golden, got)
-	}
-}
-
-// checkGoldenJSONL is checkGolden for JSON lines whose numbers may differ
+// checkGoldenJSONL is golden.Check for JSON lines whose numbers may differ
 // in their last digits from one machine to another (OpenCV's DNN sums in
 // an order that depends on the CPU's vector width): each line must hold
 // the same JSON, with numbers within tol of the golden's, relative to
 // the larger of 1 and the golden's magnitude.
-func checkGoldenJSONL(t *testing.T, golden, got string, tol float64) {
+func checkGoldenJSONL(t *testing.T, file, got string, tol float64) {
 	t.Helper()
-	if *update {
-		checkGolden(t, golden, got)
+	if golden.Updating() {
+		golden.Check(t, file, got)
 		return
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	gl, wl := strings.Split(strings.TrimSpace(got), "\n"), strings.Split(strings.TrimSpace(string(want)), "\n")
 	if len(gl) != len(wl) {
-		t.Fatalf("%d lines, %s has %d (run with -update after checking it):\n%s", len(gl), golden, len(wl), got)
+		t.Fatalf("%d lines, %s has %d (run with -update after checking it):\n%s", len(gl), file, len(wl), got)
 	}
 	for i := range gl {
 		var g, w any
@@ -59,10 +40,10 @@ func checkGoldenJSONL(t *testing.T, golden, got string, tol float64) {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
 		if err := json.Unmarshal([]byte(wl[i]), &w); err != nil {
-			t.Fatalf("%s line %d: %v", golden, i+1, err)
+			t.Fatalf("%s line %d: %v", file, i+1, err)
 		}
 		if path, ok := sameJSON(g, w, tol, ""); !ok {
-			t.Errorf("line %d differs from %s at %s (run with -update after checking it):\ngot  %s\nwant %s", i+1, golden, path, gl[i], wl[i])
+			t.Errorf("line %d differs from %s at %s (run with -update after checking it):\ngot  %s\nwant %s", i+1, file, path, gl[i], wl[i])
 		}
 	}
 }
@@ -132,7 +113,7 @@ func TestParGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("monitor %v: %v\n%s", tt.args, err, stderr)
 			}
-			checkGolden(t, filepath.Join("testdata", tt.name), got)
+			golden.Check(t, filepath.Join("testdata", tt.name), got)
 		})
 	}
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"bjmonitor/cards"
+	"bjmonitor/internal/golden"
 )
 
 // TestReadStills reads the enrolment still (a whole deck laid out face
@@ -67,17 +67,5 @@ func TestReadDealtStill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "read-dealt-still.golden.txt")
-	if *update {
-		if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stdout != string(want) {
-		t.Errorf("monitor read %s printed\n%s\nwant (%s)\n%s", still, stdout, golden, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "read-dealt-still.golden.txt"), stdout)
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -310,11 +313,42 @@ func TestReplayForgedPair(t *testing.T) {
 // nothing arrives twice, no round without an id or seats, no alert
 // without a round, no sure alert that is false. Once both rounds are
 // published, the journal is empty.
+//
+// Killed after an early game_end (9.5 s, the dealer's hole card still
+// face down), which the journal keeps too, the restarted monitor holds
+// the round open as the killed one did, and judges it when the table is
+// cleared, with its cards, rather than at once without them: the alerts
+// are the same as above, plus the early game_end's procedure alert,
+// raised once, before the kill.
 func TestLiveKilledMidRound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the live monitor over a video")
 	}
 	const table = "freebet-1080p"
+	for _, tt := range []struct {
+		name  string
+		extra []map[string]any // controller events beyond the sample's
+		want  []string         // alerts beyond the clean run's
+	}{
+		{"mid-round", nil, nil},
+		{"after an early game_end",
+			[]map[string]any{{"type": "game_end", "round": "1000", "t": 9.5, "seq": 1000}},
+			[]string{table + ":1000:0::procedure:early_game_end"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			es := numbered(t, table)
+			for _, e := range tt.extra {
+				es = append(es, maps.Clone(e))
+			}
+			slices.SortStableFunc(es, func(a, b map[string]any) int { return cmp.Compare(a["t"].(float64), b["t"].(float64)) })
+			killedMidRound(t, table, es, tt.want)
+		})
+	}
+}
+
+// killedMidRound is TestLiveKilledMidRound with the controller events es,
+// in time order, and the alerts extra beyond the clean run's.
+func killedMidRound(t *testing.T, table string, es []map[string]any, extra []string) {
 	// The cut lies at a key frame of the sample (one every 10 s), so the
 	// rest of the video is the same frames, copied. It falls after round
 	// 1000's wagers; its 21+3 payouts, entered at 7.75 s, are moved just
@@ -334,7 +368,7 @@ func TestLiveKilledMidRound(t *testing.T) {
 	b := mqtttest.NewMosquitto(t, "persistence true\n")
 	b.Start()
 	watch := mqtttest.Subscribe(t, b.URL(), "officer", "bjmonitor/"+table+"/#", false)
-	before, after := splitEvents(t, table, cut)
+	before, after := splitEvents(t, es, cut)
 	queueController(t, b.URL(), table, before)
 
 	env, metricsURL := liveEnv(t, abs(t, sample(table, "mp4")), b.URL())
@@ -365,7 +399,7 @@ func TestLiveKilledMidRound(t *testing.T) {
 	}
 	got := receive(t, watch.Messages(2*time.Second))
 	clean := cleanSeverities(t, table)
-	compare(t, got, clean, func(round string) bool { return round != "1000" }, nil)
+	compare(t, got, clean, func(round string) bool { return round != "1000" }, extra)
 	sort.Strings(got.rounds)
 	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
 		t.Errorf("rounds received %v, want %s", got.rounds, want)
@@ -400,17 +434,17 @@ func TestLiveKilledMidRound(t *testing.T) {
 			clean1000++
 		}
 	}
-	t.Logf("tried: SIGKILL %.0f s into the sample, in round 1000, restart on the rest of the video; received %d alerts, rounds %v; round 1000: %d of the clean run's %d alerts under the same id, all for review, none unjudged",
-		cut, len(got.count), got.rounds, same, clean1000)
+	t.Logf("tried: SIGKILL %.0f s into the sample, in round 1000, restart on the rest of the video; received %d alerts, rounds %v; round 1000: %d of the clean run's %d alerts under the same id, all for review, none unjudged; beyond the clean run's: %v",
+		cut, len(got.count), got.rounds, same, clean1000, extra)
 }
 
-// splitEvents splits the sample's controller events at cut seconds:
-// those the killed monitor took, and those after it, timed from the cut.
-// Payouts before the cut move just past it, in the same order (a payout
-// may come any time before game_end).
-func splitEvents(t *testing.T, table string, cut float64) (before, after []string) {
+// splitEvents splits controller events es, in time order, at cut
+// seconds: those the killed monitor took, and those after it, timed from
+// the cut. Payouts before the cut move just past it, in the same order (a
+// payout may come any time before game_end).
+func splitEvents(t *testing.T, es []map[string]any, cut float64) (before, after []string) {
 	t.Helper()
-	for _, e := range numbered(t, table) {
+	for _, e := range es {
 		at := e["t"].(float64)
 		if e["type"] == "payout" && at < cut {
 			at = cut + at/100

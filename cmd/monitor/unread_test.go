@@ -8,7 +8,9 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"bjmonitor/alerts"
 	"bjmonitor/cards"
+	"bjmonitor/roundrecord"
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/vision"
 	"bjmonitor/vision/classify"
@@ -33,25 +35,6 @@ func (b blankReader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
 		}
 	}
 	return res, err
-}
-
-// roundRecord is what TestReplayUnreadCard reads of a round record.
-type roundRecord struct {
-	Type   string   `json:"type"`
-	Round  string   `json:"round"`
-	Doubts []string `json:"doubts"`
-	Seats  []struct {
-		Seat  int `json:"seat"`
-		Hands []struct {
-			Cards []struct {
-				Card string `json:"card"`
-			} `json:"cards"`
-		} `json:"hands"`
-	} `json:"seats"`
-	Severity string `json:"severity"`
-	Seat     int    `json:"seat"`
-	Bet      string `json:"bet"`
-	Kind     string `json:"kind"`
 }
 
 // TestReplayUnreadCard replays the Free Bet sample with a reader that
@@ -81,19 +64,22 @@ func TestReplayUnreadCard(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := replayBlank(t, tt.blank)
 			var exact []string
-			for _, rec := range records(t, got) {
-				switch {
-				case rec.Type == "round" && rec.Round == tt.round:
-					if hand := firstHand(rec, tt.seat); hand != tt.want {
-						t.Errorf("round %s seat %d: hand %q, want %q", rec.Round, tt.seat, hand, tt.want)
-					}
-					if !strings.Contains(strings.Join(rec.Doubts, "; "), "never read") {
-						t.Errorf("round %s: doubts %q, want one for the unread card", rec.Round, rec.Doubts)
-					}
-				case rec.Type == "alert" && rec.Round == tt.round && rec.Severity != "review":
-					t.Errorf("round %s: alert seat %d %s %s is %s, want review", rec.Round, rec.Seat, rec.Bet, rec.Kind, rec.Severity)
-				case rec.Type == "round":
-					exact = append(exact, rec.Round)
+			rounds, found := readResults(t, got)
+			for _, rec := range rounds {
+				if rec.ID != tt.round {
+					exact = append(exact, rec.ID)
+					continue
+				}
+				if hand := firstHand(rec, tt.seat); hand != tt.want {
+					t.Errorf("round %s seat %d: hand %q, want %q", rec.ID, tt.seat, hand, tt.want)
+				}
+				if !strings.Contains(strings.Join(rec.Doubts, "; "), "never read") {
+					t.Errorf("round %s: doubts %q, want one for the unread card", rec.ID, rec.Doubts)
+				}
+			}
+			for _, a := range found {
+				if a.Round == tt.round && a.Severity != alerts.Review {
+					t.Errorf("round %s: alert seat %d %s %s is %s, want review", a.Round, a.Seat, a.Bet, a.Kind, a.Severity)
 				}
 			}
 			s, err := clip.ScoreResults(truth, strings.NewReader(got))
@@ -127,23 +113,40 @@ func replayBlank(t *testing.T, blank cards.Rank) string {
 	return got
 }
 
-func records(t *testing.T, results string) []roundRecord {
+// readResults reads a replay's results: the round records, through
+// roundrecord, and the alerts, in order.
+func readResults(t *testing.T, out string) (rounds []roundrecord.Record, found []alerts.Alert) {
 	t.Helper()
-	var out []roundRecord
-	sc := bufio.NewScanner(strings.NewReader(results))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
-		var r roundRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		var rec struct{ Type string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, r)
+		switch rec.Type {
+		case alerts.RecordRound:
+			r, err := roundrecord.Parse(sc.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rounds = append(rounds, r)
+		case alerts.RecordAlert:
+			var a alerts.Alert
+			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+				t.Fatal(err)
+			}
+			found = append(found, a)
+		}
 	}
-	return out
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rounds, found
 }
 
 // firstHand writes a seat's first hand as its cards, space-separated.
-func firstHand(r roundRecord, seat int) string {
+func firstHand(r roundrecord.Record, seat int) string {
 	for _, s := range r.Seats {
 		if s.Seat == seat && len(s.Hands) > 0 {
 			var cs []string
