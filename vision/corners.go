@@ -15,6 +15,9 @@ import (
 type corner struct {
 	P    calibration.Point
 	U, V calibration.Point
+	// Guessed: placed a set inset before an index's ink, not where edges
+	// meet (indexJunctions), so its crop may be cut a couple of mm off.
+	Guessed bool
 }
 
 // pt is the point (x, y): in mm on the table, or in pixels in a zone's

@@ -28,6 +28,9 @@ type Reading struct {
 	// Capped: the dealer's hand was near, so the reading's confidence is
 	// capped (Options.CoveredConfidence) when it becomes an observation.
 	Capped bool
+	// Guessed: the corner was placed from its index's ink, as no edges
+	// showed it, and its Result's confidence is capped below Confident.
+	Guessed bool
 }
 
 // Readings returns the corners read in the zones the last Detect read
@@ -37,13 +40,14 @@ func (d *Detector) Readings() []Reading {
 	for _, z := range d.lastRead {
 		for _, rd := range z.reads {
 			out = append(out, Reading{
-				Zone:   z.name,
-				Corner: rd.at.P,
-				Angle:  math.Atan2(rd.at.U.Y, rd.at.U.X) * 180 / math.Pi,
-				Crop:   rd.frame,
-				Result: rd.res,
-				Cached: rd.cached,
-				Capped: rd.capped,
+				Zone:    z.name,
+				Corner:  rd.at.P,
+				Angle:   math.Atan2(rd.at.U.Y, rd.at.U.X) * 180 / math.Pi,
+				Crop:    rd.frame,
+				Result:  rd.res,
+				Cached:  rd.cached,
+				Capped:  rd.capped,
+				Guessed: rd.at.Guessed,
 			})
 		}
 	}

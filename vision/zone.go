@@ -48,6 +48,15 @@ type read struct {
 	cached bool           // res is an earlier frame's: the crop looked the same
 }
 
+// setResult sets the reading of the corner's crop, capped at a guessed
+// corner (guessedConfidence).
+func (rd *read) setResult(res classify.Result) {
+	if rd.at.Guessed {
+		res.Confidence = math.Min(res.Confidence, guessedConfidence)
+	}
+	rd.res = res
+}
+
 // prepareZone finds card corners in a zone of the grid (its tiles worked
 // out this frame) and cuts their crops: those that look as they did keep
 // their reading, the others wait in z.batch for the model. It writes only
@@ -166,7 +175,8 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 // blob that is not one card on its own (r pixels a mm): the outline's
 // card-like corners, those an index notch hides, and those a card's size
 // completes; with the zone's grey picture, where the blob is more than
-// one card, also the corners hidden along its straight stretches.
+// one card, also the corners hidden along its straight stretches, shown
+// by their cards' edges or by their indices alone.
 func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64) []corner {
 	approx := gocv.ApproxPolyDP(c, outlineTolMM*r, true)
 	pts := approx.ToPoints()
@@ -176,6 +186,7 @@ func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64) []corner {
 	found = append(found, completedCorners(pts, found, r)...)
 	if grey != nil {
 		found = append(found, findJunctions(*grey, pts, r, found)...)
+		found = append(found, indexJunctions(*grey, pts, r, found)...)
 	}
 	// A corner the outline shows to be a card's top right or bottom
 	// left is not worth a crop: the model would read none there.
@@ -196,6 +207,7 @@ func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames 
 		tc := corner{
 			P: pt(z.x0+c.P.X/r, z.y0+c.P.Y/r),
 			U: c.U, V: c.V, // rectification only scales: directions hold
+			Guessed: c.Guessed,
 		}
 		f := d.frameAt(tc)
 		if f.Validate() != nil {
@@ -234,7 +246,8 @@ func (d *Detector) cutCrops(frame gocv.Mat, z *zone, at []corner, frames []class
 		// Most corners in a changed zone are of cards that were there
 		// before: a crop that looks as it did keeps its reading.
 		if k, ok := z.cached(tc, crop, used); ok {
-			rd.res, rd.cached = z.cache[k].res, true
+			rd.setResult(z.cache[k].res)
+			rd.cached = true
 			used[k] = true
 			z.reads = append(z.reads, rd)
 			continue
@@ -266,7 +279,7 @@ func (z *zone) keepCache(used []bool) {
 // readings into observations.
 func (d *Detector) finishZone(z *zone, res []classify.Result) {
 	for i := range res {
-		z.reads[z.pending[i]].res = res[i]
+		z.reads[z.pending[i]].setResult(res[i])
 		if res[i].Confidence >= cacheConfidence {
 			z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
 		}

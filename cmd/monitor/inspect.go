@@ -114,6 +114,9 @@ func (in *inspector) frame(mat gocv.Mat, at driver.At, obs vision.Frame) error {
 		if r.Capped {
 			line += ", under the dealer's hand"
 		}
+		if r.Guessed {
+			line += ", a corner placed from its index alone"
+		}
 		if in.crops != "" {
 			name, err := in.writeCrop(at.Pipeline, mat, index, r)
 			if err != nil {

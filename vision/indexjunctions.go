@@ -1,0 +1,189 @@
+package vision
+
+import (
+	"image"
+	"slices"
+
+	"bjmonitor/calibration"
+)
+
+// indexJunctions finds the corners hidden along a straight stretch of a
+// blob's outline that show by nothing but their index. Where cards of the
+// same paper lie in a row with their top edges in line, under light that
+// leaves no shadow between them (bright paper clipped to white, or a
+// glare band across the row), a card's side edge cannot be seen at all,
+// and findJunctions has nothing to follow in from the outline. Its index
+// still shows: a cluster of ink a few millimetres in from the outline,
+// starting a few millimetres along from the card's corner.
+//
+// So each cluster of ink in the index band along a stretch that no known
+// corner's own index explains offers a corner a set inset before it, in
+// the frame findJunctions gives there: within about 2 mm of the card's
+// corner, where the model still reads the index. The model reads most of
+// them as none, as it reads a corner with no index (a big pip near a
+// card's top edge makes a cluster too); corners that read the same card
+// at one place are one card (groupIndices).
+//
+// pic is the rectified zone in grey; poly is the blob's outline; r is
+// pixels per mm; known are the corners found so far, junctions included.
+func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corner) []corner {
+	if len(poly) < 3 {
+		return nil
+	}
+	const (
+		minEdgeMM  = 15.0 // as findJunctions: shorter stretches hold no row of cards
+		perStretch = 8    // clusters a stretch offers corners for, at most: face art is not a row of indices
+	)
+	orient := orientation(poly)
+	var out []corner
+	for _, st := range straightStretches(poly, straightMM*r) {
+		a, b := st[0], st[1]
+		length := b.Sub(a).Len()
+		if length < minEdgeMM*r {
+			continue
+		}
+		d := b.Sub(a).Unit()
+		in := pt(-d.Y, d.X).Scale(orient)
+		u := d
+		if cross(u, in) < 0 {
+			u = u.Scale(-1)
+		}
+		n := 0
+		for _, cl := range inkClusters(pic, a, d, in, length, r) {
+			// The end of the cluster where its card's corner lies: its
+			// start when the card runs on along d from the corner.
+			s := cl[0]
+			if dot(u, d) < 0 {
+				s = cl[1]
+			}
+			first := a.Add(d.Scale(s))
+			if explained(first, known, r) {
+				continue
+			}
+			if n++; n > perStretch {
+				break
+			}
+			p := first.Sub(u.Scale(indexInsetMM * r))
+			// A corner found already, or offered by a cluster before,
+			// stands for one this close.
+			near := func(mm float64) func(corner) bool {
+				return func(q corner) bool { return q.P.Sub(p).Len() < mm*r && dot(q.U, u) > 0.9 }
+			}
+			if hiddenOn(poly, p, u, in, a, d, length, r) && !slices.ContainsFunc(known, near(3)) && !slices.ContainsFunc(out, near(1.5)) {
+				out = append(out, corner{P: p, U: u, V: in, Guessed: true})
+			}
+		}
+	}
+	return out
+}
+
+// hiddenOn reports whether a corner at p in frame (u, in) along the
+// stretch from a along d (length pixels) could be hidden there: it lies
+// on the stretch (up to 2 mm short of its start, where the outline rounds
+// off a step between two cards), another card lies behind it, where a
+// little way back along the line and in from it is inside the blob
+// (behind a card's corner on the blob's edge is felt, and the outline
+// shows that corner), and the outline runs on after it, along its own top
+// edge, at least as far as the next card in a row would leave its index
+// showing.
+func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r float64) bool {
+	const shortMM, backMM, inMM, aheadMM = 2.0, 10.0, 4.0, 12.0
+	s := dot(p.Sub(a), d)
+	behind, ahead := s, length-s
+	if dot(u, d) < 0 {
+		behind, ahead = ahead, behind
+	}
+	return behind >= -shortMM*r && ahead >= aheadMM*r && insidePoly(poly, p.Sub(u.Scale(backMM*r)).Add(in.Scale(inMM*r)))
+}
+
+// guessedConfidence caps the confidence of a reading at a guessed corner,
+// below Confident: where the same card shows a corner its edges place, that
+// reading stands; where none does, the card is there, for review.
+const guessedConfidence = 0.7
+
+// indexInsetMM is how far before its first ink a card's corner is looked
+// for, along the top edge: decks print the index some 2 to 6 mm in from
+// the side edge, and the model, trained on corners cut up to 1.5 mm off,
+// still reads most indices 2 mm off (TestIndexJunctions). A second inset
+// would cost a crop more for every cluster.
+const indexInsetMM = 4.0
+
+// inkClusters returns the clusters of ink along a stretch of outline from
+// a along d (length pixels; in points inward): from and to, in pixels
+// along, of each run of positions where the index band, 1.5 to 7 mm in,
+// holds ink, runs less than a millimetre apart taken as one. Ink is a
+// pixel darker by inkDrop grey levels than the paper, the band's upper
+// quartile.
+func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64) [][2]float64 {
+	const (
+		fromMM, toMM = 1.5, 7.0 // an index's top; pips and court frames start deeper
+		inkDrop      = 45       // ink under a glare band keeps about this much of its contrast
+		gapMM        = 1.0
+		leastMM      = 0.8 // a speck is no index
+	)
+	// The band's darkest pixel at each position along, and the band's
+	// pixels counted by grey level for its upper quartile.
+	var darkest []uint8
+	var hist [256]int
+	n := 0
+	for s := 0.0; s <= length; s++ {
+		low := uint8(255)
+		for t := fromMM * r; t <= toMM*r; t++ {
+			q := a.Add(d.Scale(s)).Add(in.Scale(t))
+			x, y := int(q.X+0.5), int(q.Y+0.5)
+			if x < 0 || y < 0 || x >= pic.cols || y >= pic.rows {
+				continue
+			}
+			v := pic.px[y*pic.step+x]
+			hist[v]++
+			n++
+			low = min(low, v)
+		}
+		darkest = append(darkest, low)
+	}
+	if n == 0 {
+		return nil
+	}
+	paper, seen := 255, 0
+	for ; paper > 0 && seen+hist[paper] <= n/4; paper-- {
+		seen += hist[paper]
+	}
+	var out [][2]float64
+	open := false
+	last := -1e9
+	for k, low := range darkest {
+		s := float64(k)
+		if int(low) >= paper-inkDrop {
+			continue
+		}
+		if open && s-last <= gapMM*r {
+			out[len(out)-1][1] = s
+		} else {
+			out = append(out, [2]float64{s, s})
+			open = true
+		}
+		last = s
+	}
+	return slices.DeleteFunc(out, func(c [2]float64) bool { return c[1]-c[0] < leastMM*r })
+}
+
+// explained reports whether ink first met at p, on the outline, is the
+// index of a card whose corner is known: p lies in that corner's index
+// area, up to 14 mm along one of its edges and 30 mm along the other, the
+// rank and the suit below it. A corner is known in two frames where the
+// outline cannot tell its short edge from its long one, so the area is
+// taken along either edge: where a corner is known in both frames, the
+// next card in the row is found by its index only if that lies 30 mm or
+// more along from it, and otherwise by its edge alone.
+func explained(p calibration.Point, known []corner, r float64) bool {
+	const (
+		acrossMM = 14.0
+		downMM   = 30.0
+		slackMM  = 1.5
+	)
+	return slices.ContainsFunc(known, func(q corner) bool {
+		w := p.Sub(q.P)
+		u, v := dot(w, q.U), dot(w, q.V)
+		return u >= -slackMM*r && u <= acrossMM*r && v >= -slackMM*r && v <= downMM*r
+	})
+}
