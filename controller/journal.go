@@ -293,3 +293,30 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// Resume readies the events a journal held (OpenJournal) for the monitor
+// started again after a kill, to be taken again in order. It marks the
+// game_ends the killed monitor had not obeyed (Event.HeldOpen): those
+// that follow another event of their round. A round's events leave the
+// journal once the round is judged and published (Forget), so a game_end
+// still there after its round's game_start or entries did not end the
+// round: it came while the round was still being dealt, and the round
+// was held open, to end when the table is cleared. (The kill may also
+// have come in the moment between a game_end that ended its round and
+// the round's lines leaving the journal; the round is then judged again
+// when the table is cleared, and published again if it was already.) A
+// game_end alone came for a round judged already, and is taken as it
+// was. events is not changed.
+func Resume(events []Event) []Event {
+	out := slices.Clone(events)
+	seen := map[string]bool{}
+	for i, e := range out {
+		if e.Type == GameEnd && seen[e.Round] {
+			out[i].HeldOpen = true
+		}
+		if e.Round != "" {
+			seen[e.Round] = true
+		}
+	}
+	return out
+}

@@ -134,7 +134,7 @@ func TestRedeliveredWithoutSeq(t *testing.T) {
 // TestOpenAtKill: of the rounds a journal names, only those open at the
 // kill are doubted after the restart: the one in play, and any held open
 // after a game_end that came while it was still being dealt, whose
-// game_end is marked so (markHeldOpen).
+// game_end is marked so (controller.Resume).
 func TestOpenAtKill(t *testing.T) {
 	ev := func(typ, round string) controller.Event {
 		e := controller.Event{Type: typ, Round: round}
@@ -166,8 +166,7 @@ func TestOpenAtKill(t *testing.T) {
 		{"a late payout, then the next round", []controller.Event{ev(payout, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
 		{"a round whose game_end was lost, then the next", []controller.Event{ev(start, "999"), ev(wager, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
 	} {
-		events := slices.Clone(tt.events)
-		markHeldOpen(events)
+		events := controller.Resume(tt.events)
 		var held []string
 		for _, e := range events {
 			if e.HeldOpen {
