@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -516,6 +517,97 @@ func TestResumeEarlyEnd(t *testing.T) {
 			}
 			if !restarted.p.Idle() {
 				t.Error("the restarted pipeline holds a round after Flush")
+			}
+		})
+	}
+}
+
+// TestResumeLateGameEnd: a game_end for round 1000, judged already,
+// comes late (a re-send without seq, a second one) while round 1001 is
+// being dealt, and the monitor is killed. The journal, written as the
+// live monitor writes it (each event appended as it is taken, a round's
+// lines forgotten once it is published), then holds that game_end alone
+// among 1001's events. The restarted pipeline takes the journal's events
+// again (controller.Resume) on the same felt: round 1001 keeps its cards
+// and its id, and its alerts are those of a run without the kill. Round
+// 1000 is not judged or published again.
+func TestResumeLateGameEnd(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// before plays round 1001 up to the kill; take applies an
+		// event and journals it.
+		before func(f *felt, take func(...string))
+	}{
+		{"inside the next round", func(f *felt, take func(...string)) {
+			take(start1001, wager1001)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			take(end)
+		}},
+		{"before the next round's game_start", func(f *felt, take func(...string)) {
+			take(end, start1001, wager1001)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "controller.journal")
+			j, _, _, err := controller.OpenJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			killed := &felt{tb: t, p: newPipeline(t)}
+			take := func(lines ...string) {
+				for _, l := range lines {
+					if err := j.Append(ev(t, l)); err != nil {
+						t.Fatal(err)
+					}
+					killed.event(l)
+				}
+			}
+			take(start, wager)
+			dealRound(killed)
+			take(paid35, end)
+			killed.clear()
+			if err := j.Forget("1000"); err != nil { // published
+				t.Fatal(err)
+			}
+			tt.before(killed, take)
+			j.Close() // killed
+
+			_, events, _, err := controller.OpenJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restarted := &felt{tb: t, p: newPipeline(t), frame: killed.frame, on: killed.on}
+			replay, late := controller.Resume(events)
+			if len(late) != 1 {
+				t.Errorf("game_ends left out of the replay: %+v, want round 1000's late one", late)
+			}
+			for _, e := range replay {
+				restarted.got = append(restarted.got, restarted.p.Event(e, restarted.frame)...)
+			}
+			restarted.lay("8D", seat4[1])
+			restarted.lay("XX", dealer[1])
+			restarted.turn("7H", dealer[1])
+			restarted.lay("2S", dealer[2])
+			restarted.event(paid1001, end1001)
+			restarted.clear()
+			restarted.got = append(restarted.got, restarted.p.Flush()...)
+			rs := append(killed.results(), restarted.results()...)
+			ids := map[string]int{}
+			for _, r := range rs {
+				ids[r.Round.ID]++
+			}
+			if ids["1000"] != 1 || ids["1001"] != 1 {
+				t.Errorf("killed and restarted: round 1000 published %d times, 1001 %d times; want once each", ids["1000"], ids["1001"])
+			}
+			got, rounds := kinds(rs)
+			if want := "1000:underpaid:mismatch 1001:underpaid:mismatch"; got != want {
+				t.Errorf("killed and restarted: alerts %q, want %q", got, want)
+			}
+			if want := "1000 1001"; rounds != want {
+				t.Errorf("killed and restarted: rounds published %q, want %q", rounds, want)
 			}
 		})
 	}

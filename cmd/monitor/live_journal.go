@@ -56,7 +56,13 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 		met.journal.WithLabelValues("skipped").Add(float64(skipped))
 		log.Warn("controller journal: torn or corrupt lines skipped", "lines", skipped)
 	}
-	events = controller.Resume(events)
+	events, late := controller.Resume(events)
+	if len(late) > 0 {
+		met.journal.WithLabelValues("late_game_end").Add(float64(len(late)))
+		for _, e := range late {
+			log.Warn("controller journal: a game_end for a round judged before the restart is not taken again", "round", e.Round)
+		}
+	}
 	jn := &journal{j: cj, drv: drv, met: met, log: log, open: openAtKill(events)}
 	rounds := map[string]bool{}
 	for _, e := range events {

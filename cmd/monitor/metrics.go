@@ -82,7 +82,7 @@ func newMetrics(g gauges) *metrics {
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
 			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated: a seq seen already, too_large: over 64 KiB)."}, []string{"result"}),
 		journal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_journal_total",
-			Help: "The controller journal's events, by result (replayed: taken again at start; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound)."}, []string{"result"}),
+			Help: "The controller journal's events, by result (replayed: taken again at start; late_game_end: a game_end for a round judged before the restart, not taken again; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 		zones: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "zones_read_total",
@@ -115,7 +115,7 @@ func newMetrics(g gauges) *metrics {
 	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large"} {
 		m.controller.WithLabelValues(r)
 	}
-	for _, r := range []string{"replayed", "skipped", "unwritten", "dropped"} {
+	for _, r := range []string{"replayed", "late_game_end", "skipped", "unwritten", "dropped"} {
 		m.journal.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
