@@ -613,6 +613,88 @@ func TestResumeLateGameEnd(t *testing.T) {
 	}
 }
 
+// TestLateGameStart: a monitor not yet controlled (live, before the
+// controller is first heard) opens a round of its own from the cards in
+// view. A game_start that comes 8 s after that round's first card, on
+// cards dealt after the felt was seen cleared, names that round: its
+// cards are the controller's round's, and are judged under its id,
+// whole, with a doubt naming the late game_start (its alerts review),
+// not split into a round of the tracker's own and a controller round
+// missing its first cards (with a spurious early_game_end). Cards that
+// lay on the felt from the monitor's start (a restart: the previous
+// round's leftovers) were never seen dealt, and stay a round of the
+// tracker's own, closed by the game_start: the controller's round keeps
+// only its own cards, and its sure alerts. So do cards found on the felt
+// after frames went unwatched (the camera away).
+func TestLateGameStart(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		before func(f *felt) // up to the game_start
+		after  func(f *felt) // from the game_start
+		want   string        // alerts
+		rounds string        // rounds published with their seats
+	}{
+		{"dealt on a cleared felt",
+			func(f *felt) {
+				f.wait(2)
+				f.lay("TS", seat4[0])
+				f.lay("9C", dealer[0])
+				f.lay("8D", seat4[1])
+				f.lay("XX", dealer[1])
+				f.wait(5)
+			},
+			func(f *felt) {
+				f.turn("7H", dealer[1])
+				f.lay("2S", dealer[2])
+				f.event(paid35, end)
+				f.clear()
+			},
+			"1000:underpaid:review", "1000"},
+		{"leftovers on the felt at the start",
+			func(f *felt) {
+				f.lay("5S", seat4[0])
+				f.lay("KD", dealer[0])
+				f.lay("6C", seat4[1])
+				f.wait(7)
+			},
+			func(f *felt) {
+				f.clear()
+				dealRound(f)
+				f.event(paid35, end)
+				f.clear()
+			},
+			"1000:underpaid:mismatch", "auto-1 1000"},
+		{"found on the felt after the camera was away",
+			func(f *felt) {
+				f.wait(2)
+				f.frame += 250 // 10 s not watched
+				f.lay("5S", seat4[0])
+				f.lay("KD", dealer[0])
+				f.lay("6C", seat4[1])
+				f.wait(7)
+			},
+			func(f *felt) {
+				f.clear()
+				dealRound(f)
+				f.event(paid35, end)
+				f.clear()
+			},
+			"1000:underpaid:mismatch", "auto-1 1000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &felt{tb: t, p: newPipeline(t)}
+			tt.before(f)
+			f.event(start, wager)
+			tt.after(f)
+			f.got = append(f.got, f.p.Flush()...)
+			got, rounds := kinds(f.results())
+			if got != tt.want || rounds != tt.rounds {
+				t.Errorf("alerts %q, rounds %q; want %q, %q", got, rounds, tt.want, tt.rounds)
+			}
+		})
+	}
+}
+
 // TestOwnRoundClosedByGameStart: cards dealt before any game_start make a
 // round of the tracker's own; a game_start that comes well after them
 // (over 4 s) closes it. That round is published under the tracker's id
