@@ -310,11 +310,13 @@ func syncDir(dir string) {
 // judged and forgotten already (a late re-send, a second one): the
 // monitor killed had ignored it. The restarted monitor no longer knows
 // that round was judged, and would take its game_end as the end of the
-// round in play under another id, so it is left out (late). (The only
-// other way to leave one alone is a kill in the moment after the
+// round in play under another id, so it is left out (late). (A game_end
+// is left alone otherwise only by a kill in the moment after the
 // game_end of a round the monitor had seen nothing else of, before it
-// was judged; that round's cards are then a round of the monitor's own,
-// and no controller entry of it is lost.) events is not changed.
+// was judged, whose cards are then a round of the monitor's own, with no
+// controller entry lost; or by the journal's bound dropping its round's
+// older events, for a round whose game_end came 8192 events late.)
+// events is not changed.
 func Resume(events []Event) (replay, late []Event) {
 	seen := map[string]bool{}
 	for _, e := range events {

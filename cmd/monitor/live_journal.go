@@ -41,9 +41,11 @@ type journal struct {
 
 // openJournal opens the journal in the outbox directory and hands the
 // events it holds to the frame loop, ahead of any the broker delivers, in
-// the order they came; their seqs join dedup, so that a re-delivery of one
-// is skipped. Their times are dropped: t counted from the killed run's
-// first frame, and every one of them was due by now.
+// the order they came, but for late game_ends of rounds judged before the
+// kill (controller.Resume), which are logged and counted. Their seqs, the
+// late ones' too, join dedup, so that a re-delivery of one is skipped.
+// Their times are dropped: t counted from the killed run's first frame,
+// and every one of them was due by now.
 func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *metrics, log *slog.Logger) (*journal, error) {
 	cj, events, skipped, err := controller.OpenJournal(filepath.Join(dir, journalFile))
 	if cj == nil {
@@ -60,6 +62,7 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 	if len(late) > 0 {
 		met.journal.WithLabelValues("late_game_end").Add(float64(len(late)))
 		for _, e := range late {
+			dedup.Repeat(e)
 			log.Warn("controller journal: a game_end for a round judged before the restart is not taken again", "round", e.Round)
 		}
 	}

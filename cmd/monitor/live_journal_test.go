@@ -21,7 +21,7 @@ import (
 
 // TestOpenJournal: a restarted monitor hands the events its journal kept
 // to the frame loop, but for a late game_end of a round judged before the
-// kill (counted), counts a torn last line as skipped (and goes on),
+// kill (counted, and whose seq is seen too), counts a torn last line as skipped (and goes on),
 // takes the events' seqs as seen, and doubts the rounds they name.
 func TestOpenJournal(t *testing.T) {
 	dir := t.TempDir()
@@ -34,7 +34,7 @@ func TestOpenJournal(t *testing.T) {
 		controller.At(1.05, controller.Event{Type: controller.Wager, Round: "1000", Seat: 2, Bet: "21+3", Amount: 2, Seq: 2}),
 	}
 	// A late game_end for round 999, judged and forgotten before the kill.
-	late := controller.Event{Type: controller.GameEnd, Round: "999"}
+	late := controller.Event{Type: controller.GameEnd, Round: "999", Seq: 3}
 	for _, e := range append(slices.Clone(taken), late) {
 		if err := j.Append(e); err != nil {
 			t.Fatal(err)
@@ -64,8 +64,8 @@ func TestOpenJournal(t *testing.T) {
 			t.Errorf("journal %s = %v, want %v", result, got, want)
 		}
 	}
-	if !dedup.Repeat(taken[1]) {
-		t.Error("a re-delivery of a journaled event is not a repeat")
+	if !dedup.Repeat(taken[1]) || !dedup.Repeat(late) {
+		t.Error("a re-delivery of a journaled event, taken again or left out, is not a repeat")
 	}
 	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1000"}}); len(d) != 1 {
 		t.Errorf("round 1000's doubts %q, want the restart named", d)
