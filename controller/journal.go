@@ -293,3 +293,44 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// Resume readies the events a journal held (OpenJournal) for the monitor
+// started again after a kill: replay is those to take again, in order,
+// and late the game_ends left out. A round's events leave the journal
+// once the round is judged and published (Forget), so a game_end still
+// there after its round's game_start or entries did not end the round:
+// it came while the round was still being dealt, and the round was held
+// open, to end when the table is cleared. Resume marks it so
+// (Event.HeldOpen). (The kill may also have come in the moment between a
+// game_end that ended its round and the round's lines leaving the
+// journal; the round is then judged again when the table is cleared, and
+// published again if it was already.)
+//
+// A game_end with no event of its round before it came for a round
+// judged and forgotten already (a late re-send, a second one): the
+// monitor killed had ignored it. The restarted monitor no longer knows
+// that round was judged, and would take its game_end as the end of the
+// round in play under another id, so it is left out (late). (A game_end
+// is left alone otherwise only by a kill in the moment after the
+// game_end of a round the monitor had seen nothing else of, before it
+// was judged, whose cards are then a round of the monitor's own, with no
+// controller entry lost; or by the journal's bound dropping its round's
+// older events, for a round whose game_end came 8192 events late.)
+// events is not changed.
+func Resume(events []Event) (replay, late []Event) {
+	seen := map[string]bool{}
+	for _, e := range events {
+		switch {
+		case e.Type == GameEnd && !seen[e.Round]:
+			late = append(late, e)
+			continue
+		case e.Type == GameEnd:
+			e.HeldOpen = true
+		}
+		if e.Round != "" {
+			seen[e.Round] = true
+		}
+		replay = append(replay, e)
+	}
+	return replay, late
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -242,4 +243,49 @@ func mustParse(tb testing.TB, msg string) Event {
 		tb.Fatal(err)
 	}
 	return e
+}
+
+// TestResume: of the game_ends a journal holds, those after another event
+// of their round are taken again, held open; those with none before them
+// (late, for a round judged and forgotten) are left out, however many.
+func TestResume(t *testing.T) {
+	ev := func(typ, round string) Event { return Event{Type: typ, Round: round} }
+	for _, tt := range []struct {
+		name   string
+		events []Event
+		replay string // "type:round[:held]", in order
+		late   string // the rounds of the game_ends left out
+	}{
+		{"empty", nil, "", ""},
+		{"mid-round", []Event{ev(GameStart, "1000"), ev(Wager, "1000")}, "game_start:1000 wager:1000", ""},
+		{"an early game_end", []Event{ev(GameStart, "1000"), ev(GameEnd, "1000"), ev(Meter, "")}, "game_start:1000 game_end:1000:held meter:", ""},
+		{"its game_start not seen", []Event{ev(Wager, "1000"), ev(GameEnd, "1000"), ev(GameEnd, "1000")}, "wager:1000 game_end:1000:held game_end:1000:held", ""},
+		{"a late game_end in the next round", []Event{ev(GameStart, "1001"), ev(GameEnd, "1000"), ev(Wager, "1001")}, "game_start:1001 wager:1001", "1000"},
+		{"a late game_end before the next round", []Event{ev(GameEnd, "1000"), ev(GameStart, "1001")}, "game_start:1001", "1000"},
+		{"two late game_ends", []Event{ev(GameStart, "1001"), ev(GameEnd, "1000"), ev(GameEnd, "1000")}, "game_start:1001", "1000 1000"},
+		{"a late game_end, then its round's game_start", []Event{ev(GameEnd, "1000"), ev(GameStart, "1000"), ev(GameEnd, "1000")}, "game_start:1000 game_end:1000:held", "1000"},
+	} {
+		events := slices.Clone(tt.events)
+		replay, late := Resume(events)
+		var got, gotLate []string
+		for _, e := range replay {
+			s := e.Type + ":" + e.Round
+			if e.HeldOpen {
+				s += ":held"
+			}
+			got = append(got, s)
+		}
+		for _, e := range late {
+			gotLate = append(gotLate, e.Round)
+		}
+		if g := strings.Join(got, " "); g != tt.replay {
+			t.Errorf("%s: replay %q, want %q", tt.name, g, tt.replay)
+		}
+		if g := strings.Join(gotLate, " "); g != tt.late {
+			t.Errorf("%s: late %q, want %q", tt.name, g, tt.late)
+		}
+		if !reflect.DeepEqual(events, tt.events) {
+			t.Errorf("%s: Resume changed its argument: %+v", tt.name, events)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"bjmonitor/alerts"
 	"bjmonitor/cards"
 	"bjmonitor/controller"
+	"bjmonitor/evaluator"
 	"bjmonitor/game"
 	"bjmonitor/tracker"
 )
@@ -377,10 +378,13 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 // betweenRounds judges a meter reading that came when no round was in
 // play against the meter as the last round judged left it, under that
 // round's id. Before any round has been judged, the monitor's meter is
-// only its configured start: the reading sets it.
+// only its configured start: the reading sets it. A reading for a bet
+// with no meter (Blazing 7's is the one progressive) changes nothing
+// here or in a round; the monitor's intake (live, replay) skips it,
+// logged and counted, before it reaches the pipeline.
 func (p *Pipeline) betweenRounds(e controller.Event, frame int) []Result {
 	if len(p.judged) == 0 {
-		if e.Type == controller.Meter && e.Bet == "blazing7s" {
+		if e.Type == controller.Meter && e.Bet == string(evaluator.Blazing7s) {
 			p.rec.Meter().Set(e.Amount)
 		}
 		return nil

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -516,6 +517,179 @@ func TestResumeEarlyEnd(t *testing.T) {
 			}
 			if !restarted.p.Idle() {
 				t.Error("the restarted pipeline holds a round after Flush")
+			}
+		})
+	}
+}
+
+// TestResumeLateGameEnd: a game_end for round 1000, judged already,
+// comes late (a re-send without seq, a second one) while round 1001 is
+// being dealt, and the monitor is killed. The journal, written as the
+// live monitor writes it (each event appended as it is taken, a round's
+// lines forgotten once it is published), then holds that game_end alone
+// among 1001's events. The restarted pipeline takes the journal's events
+// again (controller.Resume) on the same felt: round 1001 keeps its cards
+// and its id, and its alerts are those of a run without the kill. Round
+// 1000 is not judged or published again.
+func TestResumeLateGameEnd(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// before plays round 1001 up to the kill; take applies an
+		// event and journals it.
+		before func(f *felt, take func(...string))
+	}{
+		{"inside the next round", func(f *felt, take func(...string)) {
+			take(start1001, wager1001)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+			take(end)
+		}},
+		{"before the next round's game_start", func(f *felt, take func(...string)) {
+			take(end, start1001, wager1001)
+			f.lay("TS", seat4[0])
+			f.lay("9C", dealer[0])
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "controller.journal")
+			j, _, _, err := controller.OpenJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			killed := &felt{tb: t, p: newPipeline(t)}
+			take := func(lines ...string) {
+				for _, l := range lines {
+					if err := j.Append(ev(t, l)); err != nil {
+						t.Fatal(err)
+					}
+					killed.event(l)
+				}
+			}
+			take(start, wager)
+			dealRound(killed)
+			take(paid35, end)
+			killed.clear()
+			if err := j.Forget("1000"); err != nil { // published
+				t.Fatal(err)
+			}
+			tt.before(killed, take)
+			j.Close() // killed
+
+			_, events, _, err := controller.OpenJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restarted := &felt{tb: t, p: newPipeline(t), frame: killed.frame, on: killed.on}
+			replay, late := controller.Resume(events)
+			if len(late) != 1 {
+				t.Errorf("game_ends left out of the replay: %+v, want round 1000's late one", late)
+			}
+			for _, e := range replay {
+				restarted.got = append(restarted.got, restarted.p.Event(e, restarted.frame)...)
+			}
+			restarted.lay("8D", seat4[1])
+			restarted.lay("XX", dealer[1])
+			restarted.turn("7H", dealer[1])
+			restarted.lay("2S", dealer[2])
+			restarted.event(paid1001, end1001)
+			restarted.clear()
+			restarted.got = append(restarted.got, restarted.p.Flush()...)
+			rs := append(killed.results(), restarted.results()...)
+			ids := map[string]int{}
+			for _, r := range rs {
+				ids[r.Round.ID]++
+			}
+			if ids["1000"] != 1 || ids["1001"] != 1 {
+				t.Errorf("killed and restarted: round 1000 published %d times, 1001 %d times; want once each", ids["1000"], ids["1001"])
+			}
+			got, rounds := kinds(rs)
+			if want := "1000:underpaid:mismatch 1001:underpaid:mismatch"; got != want {
+				t.Errorf("killed and restarted: alerts %q, want %q", got, want)
+			}
+			if want := "1000 1001"; rounds != want {
+				t.Errorf("killed and restarted: rounds published %q, want %q", rounds, want)
+			}
+		})
+	}
+}
+
+// TestLateGameStart: a monitor not yet controlled (live, before the
+// controller is first heard) opens a round of its own from the cards in
+// view. A game_start that comes 8 s after that round's first card, on
+// cards dealt after the felt was seen cleared, names that round: its
+// cards are the controller's round's, and are judged under its id,
+// whole, with a doubt naming the late game_start (its alerts review),
+// not split into a round of the tracker's own and a controller round
+// missing its first cards (with a spurious early_game_end). Cards that
+// lay on the felt from the monitor's start (a restart: the previous
+// round's leftovers) were never seen dealt, and stay a round of the
+// tracker's own, closed by the game_start: the controller's round keeps
+// only its own cards, and its sure alerts. So do cards found on the felt
+// after frames went unwatched (the camera away).
+func TestLateGameStart(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		before func(f *felt) // up to the game_start
+		after  func(f *felt) // from the game_start
+		want   string        // alerts
+		rounds string        // rounds published with their seats
+	}{
+		{"dealt on a cleared felt",
+			func(f *felt) {
+				f.wait(2)
+				f.lay("TS", seat4[0])
+				f.lay("9C", dealer[0])
+				f.lay("8D", seat4[1])
+				f.lay("XX", dealer[1])
+				f.wait(5)
+			},
+			func(f *felt) {
+				f.turn("7H", dealer[1])
+				f.lay("2S", dealer[2])
+				f.event(paid35, end)
+				f.clear()
+			},
+			"1000:underpaid:review", "1000"},
+		{"leftovers on the felt at the start",
+			func(f *felt) {
+				f.lay("5S", seat4[0])
+				f.lay("KD", dealer[0])
+				f.lay("6C", seat4[1])
+				f.wait(7)
+			},
+			func(f *felt) {
+				f.clear()
+				dealRound(f)
+				f.event(paid35, end)
+				f.clear()
+			},
+			"1000:underpaid:mismatch", "auto-1 1000"},
+		{"found on the felt after the camera was away",
+			func(f *felt) {
+				f.wait(2)
+				f.frame += 250 // 10 s not watched
+				f.lay("5S", seat4[0])
+				f.lay("KD", dealer[0])
+				f.lay("6C", seat4[1])
+				f.wait(7)
+			},
+			func(f *felt) {
+				f.clear()
+				dealRound(f)
+				f.event(paid35, end)
+				f.clear()
+			},
+			"1000:underpaid:mismatch", "auto-1 1000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &felt{tb: t, p: newPipeline(t)}
+			tt.before(f)
+			f.event(start, wager)
+			tt.after(f)
+			f.got = append(f.got, f.p.Flush()...)
+			got, rounds := kinds(f.results())
+			if got != tt.want || rounds != tt.rounds {
+				t.Errorf("alerts %q, rounds %q; want %q, %q", got, rounds, tt.want, tt.rounds)
 			}
 		})
 	}

@@ -22,6 +22,11 @@ type roundState struct {
 	// emptyEnds: a felt empty for ClearFrames ends it even before any of
 	// its cards was counted (EndWhenSeenCleared).
 	emptyEnds bool
+	// dealtSeen: a round of the tracker's own, opened before the
+	// controller was first heard, whose cards were all seen dealt after
+	// the felt was seen cleared: a game_start that comes late, while it
+	// is open, names it (StartRound).
+	dealtSeen bool
 	dealer    []*track
 	seats     []*seatState
 	// order is every counted card in the order it was dealt.

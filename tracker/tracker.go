@@ -67,7 +67,11 @@ type Tracker struct {
 	controlled bool
 	autoRounds int
 	emptySince int
-	frame      int
+	// feltCleared: the felt has lain empty for ClearFrames since the
+	// tracker began, with no gap in the frames since; cards that come
+	// after it were seen dealt, not found lying there.
+	feltCleared bool
+	frame       int
 	// span is how many video frames the frame being observed stands for:
 	// the caller may read only some frames (a lower analysis rate, or
 	// frames dropped while it was busy), and a card seen in every frame
@@ -116,15 +120,27 @@ func New(cfg Config, table *calibration.Table, rules game.Rules) *Tracker {
 }
 
 // StartRound opens round id, as the controller's game_start says. A round
-// still open is closed first.
+// still open is closed first, unless its cards are this round's: cards
+// dealt just before the dealer pressed start (within 4 s of the first),
+// or, before the controller was first heard, a round of the tracker's own
+// whose cards were all seen dealt on a felt seen cleared (its game_start
+// came late; with a doubt past those 4 s). A round of its own whose
+// cards lay on the felt when the tracker began watching (a restart: the
+// last round's leftovers) is closed.
 func (t *Tracker) StartRound(id string, frame int) []Round {
 	t.controlled = true
 	var out []Round
 	if t.round != nil {
-		if t.round.id == "" && len(t.round.order) > 0 && frame-t.round.start < t.cfg.LostFrames*4 {
+		soon := frame-t.round.start < t.cfg.LostFrames*4
+		if (t.round.id == "" || t.round.dealtSeen) && len(t.round.order) > 0 && soon {
 			// Cards dealt just before the dealer pressed start belong
 			// to this round.
-			t.round.id = id
+			t.round.id, t.round.dealtSeen = id, false
+			return nil
+		}
+		if t.round.dealtSeen && len(t.round.order) > 0 {
+			t.round.id, t.round.dealtSeen = id, false
+			t.round.doubts = append(t.round.doubts, "its game_start came late, well after its first cards were dealt, before the monitor had heard from the controller: the cards dealt since the table was last cleared are taken as this round's")
 			return nil
 		}
 		why := "a new game_start arrived before game_end"
@@ -213,6 +229,9 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 	// A frame read after a gap stands for the frames skipped, up to half
 	// of StableFrames: a card still needs two sightings to count.
 	t.span = min(max(f.Index-t.frame, 1), max(1, (t.cfg.StableFrames+1)/2))
+	if f.Index < t.frame || f.Index-t.frame > t.cfg.LostFrames {
+		t.feltCleared = false // the felt was not watched meanwhile
+	}
 	t.frame = f.Index
 	var out []Round
 	if len(f.Cards) > 0 && t.swept(f.Index) {
@@ -251,6 +270,9 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 		t.emptySince = -1
 	} else if t.emptySince < 0 {
 		t.emptySince = f.Index
+	}
+	if t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
+		t.feltCleared = true
 	}
 	if t.round != nil && (!t.controlled || t.round.untilCleared) && t.emptySince >= 0 && f.Index-t.emptySince >= t.cfg.ClearFrames {
 		switch {
@@ -544,6 +566,7 @@ func (t *Tracker) confirm(tr *track, frame int) {
 		} else {
 			t.autoRounds++
 			t.round = newRound("auto-"+strconv.Itoa(t.autoRounds), frame)
+			t.round.dealtSeen = t.feltCleared
 		}
 	}
 	r := t.round

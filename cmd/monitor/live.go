@@ -18,6 +18,7 @@ import (
 	"bjmonitor/capture"
 	"bjmonitor/controller"
 	"bjmonitor/driver"
+	"bjmonitor/evaluator"
 	"bjmonitor/evidence"
 	"bjmonitor/evidence/ship"
 	"bjmonitor/pipeline"
@@ -115,8 +116,9 @@ func (l *live) onController(m publish.Message) {
 const maxControllerPayload = 64 << 10
 
 // parseController parses one controller message. A malformed one, one of
-// a type the monitor does not know, one over maxControllerPayload, or a
-// re-send is logged, counted and skipped. A re-send is an event whose seq
+// a type the monitor does not know, one over maxControllerPayload, a
+// re-send, or a meter reading for a bet with no meter (unkeptMeter) is
+// logged, counted and skipped. A re-send is an event whose seq
 // was seen already, or, for an event without seq, one the broker
 // redelivered (it had no acknowledgement) that the journal holds as it
 // is: the monitor took it, and was killed or cut off before acknowledging
@@ -150,8 +152,22 @@ func (l *live) parseController(payload []byte, redelivered bool) (controller.Eve
 			"payload", truncate(payload, 200))
 		return controller.Event{}, false
 	}
+	if unkeptMeter(e) {
+		l.met.controller.WithLabelValues("unknown_meter").Inc()
+		l.log.Warn("controller meter reading skipped: the monitor keeps a meter for blazing7s only", "bet", e.Bet, "amount", e.Amount)
+		return controller.Event{}, false
+	}
 	l.met.controller.WithLabelValues("ok").Inc()
 	return e, true
+}
+
+// unkeptMeter reports whether e is a meter reading for a bet the monitor
+// keeps no meter of: Blazing 7's is the one progressive bet. Such a
+// reading has nothing to be compared with, and is skipped at once,
+// logged and counted, wherever it comes (in a round, between rounds,
+// before any round was judged).
+func unkeptMeter(e controller.Event) bool {
+	return e.Type == controller.Meter && e.Bet != string(evaluator.Blazing7s)
 }
 
 // repeat reports whether e is a re-send of an event already taken (its

@@ -41,9 +41,11 @@ type journal struct {
 
 // openJournal opens the journal in the outbox directory and hands the
 // events it holds to the frame loop, ahead of any the broker delivers, in
-// the order they came; their seqs join dedup, so that a re-delivery of one
-// is skipped. Their times are dropped: t counted from the killed run's
-// first frame, and every one of them was due by now.
+// the order they came, but for late game_ends of rounds judged before the
+// kill (controller.Resume), which are logged and counted. Their seqs, the
+// late ones' too, join dedup, so that a re-delivery of one is skipped.
+// Their times are dropped: t counted from the killed run's first frame,
+// and every one of them was due by now.
 func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *metrics, log *slog.Logger) (*journal, error) {
 	cj, events, skipped, err := controller.OpenJournal(filepath.Join(dir, journalFile))
 	if cj == nil {
@@ -56,7 +58,14 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 		met.journal.WithLabelValues("skipped").Add(float64(skipped))
 		log.Warn("controller journal: torn or corrupt lines skipped", "lines", skipped)
 	}
-	markHeldOpen(events)
+	events, late := controller.Resume(events)
+	if len(late) > 0 {
+		met.journal.WithLabelValues("late_game_end").Add(float64(len(late)))
+		for _, e := range late {
+			dedup.Repeat(e)
+			log.Warn("controller journal: a game_end for a round judged before the restart is not taken again", "round", e.Round)
+		}
+	}
 	jn := &journal{j: cj, drv: drv, met: met, log: log, open: openAtKill(events)}
 	rounds := map[string]bool{}
 	for _, e := range events {
@@ -74,34 +83,11 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 	return jn, nil
 }
 
-// markHeldOpen marks the game_ends in the journal that the monitor
-// killed had not obeyed (controller.Event.HeldOpen): those that follow
-// another event of their round. A round's events leave the journal once
-// the round is judged and published, so a game_end still there after its
-// round's game_start or entries did not end the round: it came while the
-// round was still being dealt, and the round was held open, to end when
-// the table is cleared. (The kill may also have come in the moment between
-// a game_end that ended its round and the round's lines leaving the
-// journal; the round is then judged again when the table is cleared, and
-// published again if it was already.) A game_end alone came for a round
-// judged already, and is taken as it was.
-func markHeldOpen(events []controller.Event) {
-	seen := map[string]bool{}
-	for i, e := range events {
-		if e.Type == controller.GameEnd && seen[e.Round] {
-			events[i].HeldOpen = true
-		}
-		if e.Round != "" {
-			seen[e.Round] = true
-		}
-	}
-}
-
 // openAtKill is the rounds that were open when the monitor was killed, as
 // the controller's events in the journal tell it: the last game_start's,
 // or, with none since the last game_end, the round the entries after it
 // name (the monitor did not see that round's game_start either), and
-// every round held open after its game_end (markHeldOpen). Only those
+// every round held open after its game_end (controller.Resume). Only those
 // rounds' cards lay on the felt, partly dealt, at the kill: the other
 // rounds in the journal were over (their game_end came, and ended them)
 // or left behind by a later game_start, and are judged without their

@@ -20,7 +20,8 @@ import (
 )
 
 // TestOpenJournal: a restarted monitor hands the events its journal kept
-// to the frame loop, counts a torn last line as skipped (and goes on),
+// to the frame loop, but for a late game_end of a round judged before the
+// kill (counted, and whose seq is seen too), counts a torn last line as skipped (and goes on),
 // takes the events' seqs as seen, and doubts the rounds they name.
 func TestOpenJournal(t *testing.T) {
 	dir := t.TempDir()
@@ -32,7 +33,9 @@ func TestOpenJournal(t *testing.T) {
 		controller.At(1, controller.Event{Type: controller.GameStart, Round: "1000", Seq: 1}),
 		controller.At(1.05, controller.Event{Type: controller.Wager, Round: "1000", Seat: 2, Bet: "21+3", Amount: 2, Seq: 2}),
 	}
-	for _, e := range taken {
+	// A late game_end for round 999, judged and forgotten before the kill.
+	late := controller.Event{Type: controller.GameEnd, Round: "999", Seq: 3}
+	for _, e := range append(slices.Clone(taken), late) {
 		if err := j.Append(e); err != nil {
 			t.Fatal(err)
 		}
@@ -56,13 +59,13 @@ func TestOpenJournal(t *testing.T) {
 	if n := drv.Held(); n != len(taken) {
 		t.Errorf("%d events handed to the frame loop, want %d", n, len(taken))
 	}
-	for result, want := range map[string]float64{"replayed": 2, "skipped": 1} {
+	for result, want := range map[string]float64{"replayed": 2, "late_game_end": 1, "skipped": 1} {
 		if got := testutil.ToFloat64(met.journal.WithLabelValues(result)); got != want {
 			t.Errorf("journal %s = %v, want %v", result, got, want)
 		}
 	}
-	if !dedup.Repeat(taken[1]) {
-		t.Error("a re-delivery of a journaled event is not a repeat")
+	if !dedup.Repeat(taken[1]) || !dedup.Repeat(late) {
+		t.Error("a re-delivery of a journaled event, taken again or left out, is not a repeat")
 	}
 	if d := jn.doubts(tracker.Round{Round: game.Round{ID: "1000"}}); len(d) != 1 {
 		t.Errorf("round 1000's doubts %q, want the restart named", d)
@@ -74,8 +77,8 @@ func TestOpenJournal(t *testing.T) {
 		t.Errorf("round 1000 doubted twice: %q", d)
 	}
 	jn.take(controller.Event{Type: controller.GameEnd, Round: "1000"})
-	if jn.j.Len() != 3 || drv.Held() != 3 {
-		t.Errorf("after take: journal %d, frame loop %d; want 3 each", jn.j.Len(), drv.Held())
+	if jn.j.Len() != 4 || drv.Held() != 3 {
+		t.Errorf("after take: journal %d, frame loop %d; want 4 (the late game_end kept) and 3", jn.j.Len(), drv.Held())
 	}
 }
 
@@ -134,7 +137,7 @@ func TestRedeliveredWithoutSeq(t *testing.T) {
 // TestOpenAtKill: of the rounds a journal names, only those open at the
 // kill are doubted after the restart: the one in play, and any held open
 // after a game_end that came while it was still being dealt, whose
-// game_end is marked so (markHeldOpen).
+// game_end is marked so (controller.Resume).
 func TestOpenAtKill(t *testing.T) {
 	ev := func(typ, round string) controller.Event {
 		e := controller.Event{Type: typ, Round: round}
@@ -166,8 +169,7 @@ func TestOpenAtKill(t *testing.T) {
 		{"a late payout, then the next round", []controller.Event{ev(payout, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
 		{"a round whose game_end was lost, then the next", []controller.Event{ev(start, "999"), ev(wager, "999"), ev(start, "1000"), ev(wager, "1000")}, "1000", ""},
 	} {
-		events := slices.Clone(tt.events)
-		markHeldOpen(events)
+		events, _ := controller.Resume(tt.events)
 		var held []string
 		for _, e := range events {
 			if e.HeldOpen {

@@ -650,9 +650,38 @@ func TestLiveTLS(t *testing.T) {
 	t.Log("tried: the right CA; the table went online over TLS")
 }
 
+// TestUnkeptMeter: a meter reading for a bet the monitor keeps no meter
+// of is skipped, logged and counted wherever it comes, first of all
+// before any round has been judged, where it once vanished without a
+// trace; a Blazing 7's reading is taken.
+func TestUnkeptMeter(t *testing.T) {
+	var logged strings.Builder
+	l := &live{log: slog.New(slog.NewTextHandler(&logged, nil)), met: newMetrics(gauges{})}
+	for _, tt := range []struct {
+		msg    string
+		taken  bool
+		result string
+	}{
+		{`{"type":"meter","bet":"pot_of_gold","amount":1500}`, false, "unknown_meter"},
+		{`{"type":"meter","bet":"21+3","amount":10}`, false, "unknown_meter"},
+		{`{"type":"meter","bet":"blazing7s","amount":1500}`, true, "ok"},
+	} {
+		before := testutil.ToFloat64(l.met.controller.WithLabelValues(tt.result))
+		logged.Reset()
+		_, taken := l.parseController([]byte(tt.msg), false)
+		if counted := testutil.ToFloat64(l.met.controller.WithLabelValues(tt.result)) - before; taken != tt.taken || counted != 1 {
+			t.Errorf("%s: taken %v, counted %s %v times; want taken %v, counted once", tt.msg, taken, tt.result, counted, tt.taken)
+		}
+		if !tt.taken && !strings.Contains(logged.String(), "meter reading skipped") {
+			t.Errorf("%s: skipped without a log line: %q", tt.msg, logged.String())
+		}
+	}
+}
+
 // FuzzController throws arbitrary controller messages at the live
 // monitor's parser: nothing panics, every message is counted once as ok,
-// malformed or of unknown type, and only ok ones go on to the frame loop
+// malformed, of unknown type, too large or a meter reading for a bet with
+// no meter, and only ok ones go on to the frame loop
 // (whose clock driver.FuzzQueue tries).
 func FuzzController(f *testing.F) {
 	for _, s := range []string{
@@ -660,6 +689,7 @@ func FuzzController(f *testing.F) {
 		`{"type":"wager","round":"1842","seat":3,"bet":"21+3","amount":5,"ts":"2026-11-29T10:00:00Z"}`,
 		`{"type":"payout","round":"1842","seat":3,"bet":"21+3","amount":45,"t":1e308}`,
 		`{"type":"meter","bet":"blazing7s","amount":-1}`,
+		`{"type":"meter","bet":"pot_of_gold","amount":1500}`,
 		`{"type":"shoe_change"}`, `not json`, `{"type":"game_end"}{"type":"game_end"}`, "",
 	} {
 		f.Add([]byte(s))
@@ -670,7 +700,7 @@ func FuzzController(f *testing.F) {
 	})}
 	count := func() float64 {
 		n := 0.0
-		for _, r := range []string{"ok", "malformed", "unknown_type", "too_large"} {
+		for _, r := range []string{"ok", "malformed", "unknown_type", "too_large", "unknown_meter"} {
 			n += testutil.ToFloat64(l.met.controller.WithLabelValues(r))
 		}
 		return n

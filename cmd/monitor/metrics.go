@@ -80,9 +80,9 @@ func newMetrics(g gauges) *metrics {
 		sentRecords: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "records_sent_total",
 			Help: "Round, outcome and alert records the broker has acknowledged, by type."}, []string{"type"}),
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
-			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated: a seq seen already, too_large: over 64 KiB)."}, []string{"result"}),
+			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated: a seq seen already, too_large: over 64 KiB, unknown_meter: a meter reading for a bet with no meter)."}, []string{"result"}),
 		journal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_journal_total",
-			Help: "The controller journal's events, by result (replayed: taken again at start; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound)."}, []string{"result"}),
+			Help: "The controller journal's events, by result (replayed: taken again at start; late_game_end: a game_end for a round judged before the restart, not taken again; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound)."}, []string{"result"}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 		zones: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "zones_read_total",
@@ -112,10 +112,10 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large"} {
+	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large", "unknown_meter"} {
 		m.controller.WithLabelValues(r)
 	}
-	for _, r := range []string{"replayed", "skipped", "unwritten", "dropped"} {
+	for _, r := range []string{"replayed", "late_game_end", "skipped", "unwritten", "dropped"} {
 		m.journal.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {

@@ -102,6 +102,8 @@ type replay struct {
 	malformed int
 	unknown   int
 	repeated  int
+	// unkeptMeter counts meter readings for a bet with no meter.
+	unkeptMeter int
 
 	out     *results
 	inspect *inspector      // monitor inspect: show what vision read
@@ -119,8 +121,8 @@ type replay struct {
 }
 
 // readEvents reads the controller log. A malformed line, an unknown
-// event type or a repeated event (a seq seen before) is logged, counted
-// and skipped: the rest of the log stands.
+// event type, a repeated event (a seq seen before) or a meter reading for
+// a bet with no meter (unkeptMeter) is logged, counted and skipped: the rest of the log stands.
 func (r *replay) readEvents(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -150,6 +152,11 @@ func (r *replay) readEvents(path string) error {
 		if e.T == nil {
 			r.malformed++
 			r.log.Warn("controller log: line skipped: replay needs t, seconds from the first frame", "file", path, "line", line)
+			continue
+		}
+		if unkeptMeter(e) {
+			r.unkeptMeter++
+			r.log.Warn("controller log: line skipped: a meter reading for a bet with no meter (blazing7s is the one kept)", "file", path, "line", line, "bet", e.Bet)
 			continue
 		}
 		if dedup.Repeat(e) {
@@ -320,6 +327,9 @@ func (r *replay) summary() {
 	}
 	if r.repeated > 0 {
 		fmt.Fprintf(r.m.Stderr, "; controller log: %d repeated events (seq seen before) skipped", r.repeated)
+	}
+	if r.unkeptMeter > 0 {
+		fmt.Fprintf(r.m.Stderr, "; controller log: %d meter readings for a bet with no meter skipped", r.unkeptMeter)
 	}
 	fmt.Fprintln(r.m.Stderr)
 	if r.truncated != "" {

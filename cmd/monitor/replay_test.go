@@ -92,7 +92,8 @@ func checkAgainstTruth(t *testing.T, name, results string) {
 	t.Logf("%s: %v", name, s)
 }
 
-// A malformed controller line is logged, counted and skipped.
+// A malformed controller line, or a meter reading for a bet with no
+// meter, is logged, counted and skipped.
 func TestReplayMalformedLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays video")
@@ -102,7 +103,7 @@ func TestReplayMalformedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(log), "\n")
-	bad := append([]string{"this is not json\n", `{"type":"wager","round":"1000","seat":"x"}` + "\n", `{"type":"shoe_change","t":1}` + "\n"}, lines...)
+	bad := append([]string{"this is not json\n", `{"type":"wager","round":"1000","seat":"x"}` + "\n", `{"type":"shoe_change","t":1}` + "\n", `{"type":"meter","bet":"pot_of_gold","amount":1500,"t":1}` + "\n"}, lines...)
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(bad, "")), 0o644); err != nil {
 		t.Fatal(err)
@@ -113,6 +114,9 @@ func TestReplayMalformedLog(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "2 malformed lines and 1 of unknown type skipped") {
 		t.Errorf("summary does not count the skipped lines:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "1 meter readings for a bet with no meter skipped") {
+		t.Errorf("summary does not count the meter reading for a bet with no meter:\n%s", stderr)
 	}
 	if !strings.Contains(stderr, "line=1") {
 		t.Errorf("the malformed line is not logged with its number:\n%s", stderr)
