@@ -45,7 +45,8 @@ const maxScaleTries = 4
 // one, the table plane is found from the cards themselves (FindPlane): at
 // scale pxPerMM (at the picture's centre) when that is positive, or else
 // at each of the likeliest scales their edges suggest, keeping the scale
-// at which the most cards read confidently. Either way the whole picture
+// at which the most cards read confidently at both their index corners
+// (stillScore), or else the most cards read confidently. Either way the whole picture
 // is read as one zone, with the detector the monitor runs on video, at
 // once (nothing needs to settle in a still).
 func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerMM float64) (Still, error) {
@@ -59,7 +60,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if cal.Table.ImageWidth != img.Cols() || cal.Table.ImageHeight != img.Rows() {
 			return Still{}, fmt.Errorf("vision: the picture is %dx%d, the calibration's camera %dx%d", img.Cols(), img.Rows(), cal.Table.ImageWidth, cal.Table.ImageHeight)
 		}
-		cs, err := readWhole(img, cal, reader)
+		cs, _, err := readWhole(img, cal, reader)
 		return Still{Cards: cs, Cal: cal}, err
 	}
 	p, err := FindPlane(img)
@@ -76,7 +77,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		scales = []float64{pxPerMM}
 	}
 	var best Still
-	bestScore := -1.0
+	bestScore := stillScore{paired: -1}
 	for _, px := range scales {
 		if px < 0.5 || px > 8 {
 			continue // no card index can be read, or the detector cannot rectify that finely
@@ -85,11 +86,11 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if err != nil {
 			return Still{}, err
 		}
-		cs, err := readWhole(img, c, reader)
+		cs, paired, err := readWhole(img, c, reader)
 		if err != nil {
 			return Still{}, err
 		}
-		if sc := readScore(cs); sc > bestScore {
+		if sc := (stillScore{paired, readScore(cs)}); sc.better(bestScore) {
 			best, bestScore = Still{Cards: cs, Cal: c, Plane: p.Fit}, sc
 			best.Plane.PxPerMM = px
 		}
@@ -98,6 +99,19 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		return Still{}, errNoScale
 	}
 	return best, nil
+}
+
+// stillScore is how well a scale reads a still: first the cards read
+// confidently at two index corners that agree on where the card lies,
+// which at a scale a quarter or more wrong (a card's short edge taken for
+// its long one) lie apart, as two cards; then readScore.
+type stillScore struct {
+	paired int
+	reads  float64
+}
+
+func (s stillScore) better(t stillScore) bool {
+	return s.paired > t.paired || s.paired == t.paired && s.reads > t.reads
 }
 
 // readScore is how well a scale reads a still: the distinct cards read
@@ -120,11 +134,13 @@ func readScore(cs []Observation) float64 {
 	return score + sum/float64(len(cs)+1)
 }
 
-// readWhole reads every card of img, calibrated as cal, as one zone.
-func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, error) {
+// readWhole reads every card of img, calibrated as cal, as one zone, and
+// counts the cards read confidently at two index corners that agree
+// (pairedCards).
+func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, int, error) {
 	whole, err := wholeView(cal)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	opts := DefaultOptions()
 	opts.MarginMM, opts.SettleFrames, opts.MaxWaitFrames = 10, 0, 1
@@ -138,11 +154,26 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 	}
 	d, err := NewDetector(whole, reader, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer d.Close()
 	f, err := d.Detect(img, 0, 0)
-	return f.Cards, err
+	return f.Cards, d.pairedCards(), err
+}
+
+// pairedCards counts the cards the zones read in the last frame read
+// confidently at two index corners whose cards' centres agree.
+func (d *Detector) pairedCards() int {
+	n := 0
+	for _, z := range d.lastRead {
+		onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
+		for _, g := range faceGroups(z.reads, onPaper) {
+			if g.n >= 2 && g.conf >= Confident {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // wholeView returns cal with one zone, the dealer's, covering the whole
