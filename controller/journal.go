@@ -308,9 +308,11 @@ func syncDir(dir string) {
 //
 // A game_end with no event of its round before it came for a round
 // judged and forgotten already (a late re-send, a second one): the
-// monitor killed had ignored it. The restarted monitor no longer knows
-// that round was judged, and would take its game_end as the end of the
-// round in play under another id, so it is left out (late). (A game_end
+// monitor killed had ignored it. The restarted monitor knows that round
+// was judged only where its id reached the file of the rounds judged
+// (Judged; a kill may come first), and would otherwise take its game_end
+// as the end of the round in play under another id, so it is left out
+// (late). (A game_end
 // is left alone otherwise only by a kill in the moment after the
 // game_end of a round the monitor had seen nothing else of, before it
 // was judged, whose cards are then a round of the monitor's own, with no

@@ -75,6 +75,9 @@ type Config struct {
 	// connection, during which controller entries may have been lost),
 	// before the round is judged; any doubt sends its alerts for review.
 	Doubts func(tracker.Round) []string
+	// LateEnd, when set, is told of each game_end for a round judged
+	// already (a re-send without seq, a second one), which is skipped.
+	LateEnd func(round string)
 	// WrapReader, when set, is handed the reader the pipeline opened
 	// (Model, FastModel) and returns the reader vision uses: one that
 	// sees, or changes, every reading of a corner crop.
@@ -118,9 +121,14 @@ type Pipeline struct {
 	// game_start's, or the round its entries name when that game_start
 	// was not seen; "" between rounds.
 	current string
-	// judged are the rounds reconciled lately, oldest first: a game_end
-	// for one of them comes too late to end anything.
+	// judged are the rounds reconciled lately, oldest first, the last
+	// controller.JudgedMax of them, those a monitor's last run judged
+	// first (SeedJudged): a game_start or game_end for one of them comes
+	// too late to begin or end anything, and an entry for one is kept
+	// for it, not for the round in play.
 	judged []string
+	// lastJudged is the round this pipeline judged last: "" before any.
+	lastJudged string
 	// early counts the game_ends that came while their round was still
 	// being dealt, by round.
 	early map[string]int

@@ -25,13 +25,24 @@ import (
 // dealer's procedure are alerts of their own, and are not obeyed where
 // obeying them would cut a round short: a game_end while the round is
 // plainly still being dealt (end), a game_start inside the round in play
-// (startInside).
+// (startInside). A game_start or game_end for a round judged lately (in
+// this run, or in the last: SeedJudged) comes too late to begin or end
+// anything, and is skipped (a game_end is told to Config.LateEnd); an
+// entry for one is kept for that round, never the round in play, and is
+// judged without cards once maxPending rounds wait, or at Flush.
 func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 	p.frame = max(p.frame, frame)
 	switch e.Type {
 	case controller.GameStart:
 		return p.gameStart(e.Round, frame)
 	case controller.GameEnd:
+		if slices.Contains(p.judged, e.Round) {
+			// It comes too late to end anything.
+			if p.cfg.LateEnd != nil {
+				p.cfg.LateEnd(e.Round)
+			}
+			return nil
+		}
 		if e.HeldOpen {
 			return p.resumeEarlyEnd(e.Round, frame)
 		}
@@ -223,9 +234,6 @@ func (p *Pipeline) observed(rounds []tracker.Round, frame int) []Result {
 // so that an early or forged game_end neither cuts the round short nor
 // turns its sure alerts into doubtful ones.
 func (p *Pipeline) end(id string, frame int) []Result {
-	if slices.Contains(p.judged, id) {
-		return nil // judged already: this game_end comes too late
-	}
 	if id == p.next && !p.dealt(id) {
 		return p.notDealt(id, frame)
 	}
@@ -285,7 +293,7 @@ func (p *Pipeline) end(id string, frame int) []Result {
 // (tracker's EndWhenSeenCleared), and the next round begins. A game_end
 // for another round than the one in play is taken as any other (end).
 func (p *Pipeline) resumeEarlyEnd(id string, frame int) []Result {
-	if id != p.current || slices.Contains(p.judged, id) {
+	if id != p.current {
 		return p.end(id, frame)
 	}
 	var out []Result
@@ -383,13 +391,13 @@ func (p *Pipeline) unfinished(r tracker.Round) string {
 // here or in a round; the monitor's intake (live, replay) skips it,
 // logged and counted, before it reaches the pipeline.
 func (p *Pipeline) betweenRounds(e controller.Event, frame int) []Result {
-	if len(p.judged) == 0 {
+	last := p.lastJudged
+	if last == "" {
 		if e.Type == controller.Meter && e.Bet == string(evaluator.Blazing7s) {
 			p.rec.Meter().Set(e.Amount)
 		}
 		return nil
 	}
-	last := p.judged[len(p.judged)-1]
 	rd := tracker.Round{Round: game.Round{ID: last}, StartFrame: frame, EndFrame: frame}
 	outcomes, found := p.rec.Round(rd, []controller.Event{e})
 	return []Result{{Round: rd, Outcomes: outcomes, Alerts: found}}
@@ -494,8 +502,24 @@ func (p *Pipeline) forget(id string) {
 	p.order = slices.DeleteFunc(p.order, func(o string) bool { return o == id })
 	if !slices.Contains(p.judged, id) {
 		p.judged = append(p.judged, id)
-		if len(p.judged) > maxPending {
+		if len(p.judged) > controller.JudgedMax {
 			p.judged = p.judged[1:]
 		}
+		p.lastJudged = id
 	}
+}
+
+// Judged is the ids of the rounds judged lately, oldest first, those
+// given to SeedJudged included: for a live monitor to keep on disk
+// (controller.Judged), so that after a restart it still knows them.
+func (p *Pipeline) Judged() []string { return slices.Clone(p.judged) }
+
+// SeedJudged tells a pipeline just opened the rounds a monitor's last
+// run judged (Judged, kept across a kill), oldest first: a late event
+// for one of them is then handled as for a round this pipeline judged
+// (see Pipeline.Event), not taken as the round in play's. The meter
+// between rounds is still set by the first reading (betweenRounds): the
+// rounds judged before do not say what the meter stood at.
+func (p *Pipeline) SeedJudged(ids []string) {
+	p.judged = slices.Clone(ids[max(0, len(ids)-controller.JudgedMax):])
 }

@@ -332,18 +332,30 @@ func b2f(b bool) float64 {
 // seen; when the monitor stops, the round in play is judged too.
 func (l *live) newDriver() *driver.Driver {
 	return driver.New(driver.Config{
-		Open: func(fps float64) (*pipeline.Pipeline, error) {
-			pc, err := pipelineConfig(l.cfg, l.table, fps)
-			if err != nil {
-				return nil, err
-			}
-			pc.Doubts = func(r tracker.Round) []string { return append(l.gaps.doubts(r), l.jn.doubts(r)...) }
-			return pipeline.New(pc)
-		},
-		FPS: l.cfg.Live.FPS, GuessFPS: 25, AnalysisFPS: l.cfg.Vision.AnalysisFPS,
+		Open: l.openPipeline,
+		FPS:  l.cfg.Live.FPS, GuessFPS: 25, AnalysisFPS: l.cfg.Vision.AnalysisFPS,
 		Idle: idleTick, WallClock: l.cfg.Live.Realtime, MaxPending: maxPendingEvents, Drain: true,
 		Log: l.log,
 	}, l)
+}
+
+// openPipeline opens the frame loop's pipeline: its rounds carry the
+// doubts of the broker's gaps and of a restart, it knows the rounds
+// judged before the restart (journal.seed), and a late game_end it skips
+// is logged and counted.
+func (l *live) openPipeline(fps float64) (*pipeline.Pipeline, error) {
+	pc, err := pipelineConfig(l.cfg, l.table, fps)
+	if err != nil {
+		return nil, err
+	}
+	pc.Doubts = func(r tracker.Round) []string { return append(l.gaps.doubts(r), l.jn.doubts(r)...) }
+	pc.LateEnd = l.jn.lateEnd
+	pl, err := pipeline.New(pc)
+	if err != nil {
+		return nil, err
+	}
+	pl.SeedJudged(l.jn.seed)
+	return pl, nil
 }
 
 // idleTick is how long the loop waits for a frame before it applies the

@@ -14,8 +14,12 @@ import (
 	"bjmonitor/tracker"
 )
 
-// journalFile is the controller journal's name in the outbox directory.
-const journalFile = "controller.journal"
+// journalFile is the controller journal's name in the outbox directory,
+// judgedFile that of the ids of the rounds judged lately.
+const (
+	journalFile = "controller.journal"
+	judgedFile  = "controller.judged"
+)
 
 // journal keeps on disk the controller events the live monitor has taken
 // and not yet judged (controller.Journal), so that a monitor killed in
@@ -37,6 +41,12 @@ type journal struct {
 	open    map[string]bool
 	failing bool // an append failed (logged once until one succeeds)
 	dropped int  // the journal's Dropped, as last counted
+	// judged keeps on disk the ids of the rounds judged lately, so that
+	// a monitor started again still knows them (seed, for the pipeline:
+	// Pipeline.SeedJudged). It is used on the frame loop's goroutine.
+	judged        *controller.Judged
+	seed          []string
+	judgedFailing bool // a Save failed (logged once until one succeeds)
 }
 
 // openJournal opens the journal in the outbox directory and hands the
@@ -67,6 +77,10 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 		}
 	}
 	jn := &journal{j: cj, drv: drv, met: met, log: log, open: openAtKill(events)}
+	if jn.judged, jn.seed, err = openJudged(dir, met, log); err != nil {
+		cj.Close()
+		return nil, err
+	}
 	rounds := map[string]bool{}
 	for _, e := range events {
 		dedup.Repeat(e)
@@ -81,6 +95,31 @@ func openJournal(dir string, drv *driver.Driver, dedup *controller.Dedup, met *m
 		log.Info("controller events taken before the restart, replayed from the journal", "events", len(events), "rounds", len(rounds), "open", slices.Sorted(maps.Keys(jn.open)))
 	}
 	return jn, nil
+}
+
+// openJudged opens the file of the rounds judged lately in the outbox
+// directory, and returns the ids it holds. It fails only when the file
+// cannot be read; one torn or corrupt holds no id, and is logged and
+// counted: a late event for a round judged before the restart is then
+// taken as the round in play's, as before the file was kept.
+func openJudged(dir string, met *metrics, log *slog.Logger) (*controller.Judged, []string, error) {
+	jd, ids, err := controller.OpenJudged(filepath.Join(dir, judgedFile))
+	if jd == nil {
+		return nil, nil, fmt.Errorf("mqtt.outbox: %w", err)
+	}
+	if err != nil {
+		met.journal.WithLabelValues("judged_corrupt").Inc()
+		log.Warn("the rounds judged before the restart are not known: a late game_end or entry for one may be taken as the round in play's", "err", err)
+	}
+	return jd, ids, nil
+}
+
+// lateEnd logs and counts a game_end for a round judged already, which
+// the pipeline skipped (pipeline.Config.LateEnd). It runs on the frame
+// loop's goroutine.
+func (jn *journal) lateEnd(round string) {
+	jn.met.lateEnds.Inc()
+	jn.log.Warn("controller game_end for a round judged already: skipped (a re-send without seq, or a second one)", "round", round)
 }
 
 // openAtKill is the rounds that were open when the monitor was killed, as
@@ -144,7 +183,8 @@ func (jn *journal) take(e controller.Event) {
 
 // settle drops from the journal what the pipeline has judged: the rounds
 // of results just published, and everything once the pipeline and the
-// frame loop hold nothing. It runs on the frame loop's goroutine.
+// frame loop hold nothing; and keeps the ids of the rounds judged on disk
+// (saveJudged). It runs on the frame loop's goroutine.
 func (jn *journal) settle(pl *pipeline.Pipeline, results []pipeline.Result) {
 	for _, res := range results {
 		if id := res.Round.ID; !pl.Holds(id) {
@@ -153,6 +193,7 @@ func (jn *journal) settle(pl *pipeline.Pipeline, results []pipeline.Result) {
 			}
 		}
 	}
+	jn.saveJudged(pl)
 	if jn.j.Len() == 0 {
 		return
 	}
@@ -162,6 +203,23 @@ func (jn *journal) settle(pl *pipeline.Pipeline, results []pipeline.Result) {
 		if err := jn.j.Clear(); err != nil {
 			jn.log.Warn("controller journal", "err", err)
 		}
+	}
+}
+
+// saveJudged writes the ids of the rounds the pipeline judged lately to
+// disk when they changed. It comes after the journal forgot their events
+// (settle): a kill between the two leaves the round in neither, and a
+// late event for it is then taken as the round in play's (a window of
+// milliseconds); the other order would leave a round in both, whose
+// events, taken again, would be judged without its cards.
+func (jn *journal) saveJudged(pl *pipeline.Pipeline) {
+	switch err := jn.judged.Save(pl.Judged()); {
+	case err != nil && !jn.judgedFailing:
+		jn.log.Warn("the rounds judged cannot be written; a restart would not know the last ones", "err", err)
+		jn.judgedFailing = true
+	case err == nil && jn.judgedFailing:
+		jn.log.Info("the rounds judged are written again")
+		jn.judgedFailing = false
 	}
 }
 

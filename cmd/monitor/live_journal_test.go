@@ -12,9 +12,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"bjmonitor/calibration"
 	"bjmonitor/controller"
 	"bjmonitor/driver"
 	"bjmonitor/game"
+	"bjmonitor/pipeline"
 	"bjmonitor/publish"
 	"bjmonitor/tracker"
 )
@@ -182,5 +184,86 @@ func TestOpenAtKill(t *testing.T) {
 		if got := strings.Join(slices.Sorted(maps.Keys(openAtKill(events))), " "); got != tt.want {
 			t.Errorf("%s: openAtKill = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestJudgedAcrossRestart: the live monitor keeps the ids of the rounds
+// it judged next to the journal, and a monitor started again hands them
+// to its pipeline. After the restart, a late game_end for round 1000,
+// judged before the kill, is skipped, logged and counted, and a late
+// wager for it is kept for round 1000, so that the next round's
+// game_start is not taken as one inside round 1000. A corrupt file is
+// logged and counted, and the monitor starts all the same.
+func TestJudgedAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	table, err := calibration.Load(filepath.Join("..", "..", "testvideos", "freebet-1080p.table.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Vision.Model = filepath.Join("..", "..", cfg.Vision.Model)
+	cfg.Vision.FastModel = filepath.Join("..", "..", cfg.Vision.FastModel)
+	var logged strings.Builder
+	start := func() (*live, *pipeline.Pipeline) {
+		t.Helper()
+		l := &live{cfg: cfg, table: table, log: slog.New(slog.NewTextHandler(&logged, nil)), met: newMetrics(gauges{}), drv: driver.New(driver.Config{}, nil)}
+		if l.jn, err = openJournal(dir, l.drv, &l.dedup, l.met, l.log); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(l.jn.close)
+		pl, err := l.openPipeline(25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pl.Close() })
+		return l, pl
+	}
+	event := func(l *live, pl *pipeline.Pipeline, msgs ...string) []pipeline.Result {
+		t.Helper()
+		var out []pipeline.Result
+		for _, m := range msgs {
+			e, err := controller.Parse([]byte(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := pl.Event(e, 0)
+			l.jn.settle(pl, res)
+			out = append(out, res...)
+		}
+		return out
+	}
+
+	l, pl := start()
+	event(l, pl, `{"type":"game_start","round":"1000"}`, `{"type":"wager","round":"1000","seat":4,"bet":"21+3","amount":5}`,
+		`{"type":"game_end","round":"1000"}`)
+	if _, ids, err := controller.OpenJudged(filepath.Join(dir, judgedFile)); err != nil || !slices.Equal(ids, []string{"1000"}) {
+		t.Fatalf("rounds judged on disk: %q, %v; want 1000", ids, err)
+	}
+	// Killed.
+	l, pl = start()
+	res := event(l, pl, `{"type":"wager","round":"1000","seat":4,"bet":"21+3","amount":5}`,
+		`{"type":"game_start","round":"1001"}`, `{"type":"wager","round":"1001","seat":4,"bet":"21+3","amount":5}`)
+	for _, r := range res {
+		for _, a := range r.Alerts {
+			t.Errorf("after a late wager for round 1000, the next round's game_start: alert %s %s %q", a.Round, a.Kind, a.Rule)
+		}
+	}
+	if !pl.Holds("1000") || !pl.Holds("1001") {
+		t.Errorf("rounds held: 1000 %v, 1001 %v; want the late wager kept for 1000, and 1001 in play", pl.Holds("1000"), pl.Holds("1001"))
+	}
+	if res := event(l, pl, `{"type":"game_end","round":"1000"}`); len(res) != 0 {
+		t.Errorf("a late game_end after the restart: %d results", len(res))
+	}
+	if got := testutil.ToFloat64(l.met.lateEnds); got != 1 || !strings.Contains(logged.String(), "game_end for a round judged already") {
+		t.Errorf("a late game_end after the restart: counted %v times, logged %v; want once, logged", got, strings.Contains(logged.String(), "judged already"))
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, judgedFile), []byte("deadbeef [\"10"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	logged.Reset()
+	l, _ = start()
+	if got := testutil.ToFloat64(l.met.journal.WithLabelValues("judged_corrupt")); got != 1 || len(l.jn.seed) != 0 || !strings.Contains(logged.String(), "rounds judged before the restart are not known") {
+		t.Errorf("a corrupt file: counted %v, seed %q, logged %q; want counted once, no id, logged", got, l.jn.seed, logged.String())
 	}
 }

@@ -37,6 +37,7 @@ type metrics struct {
 	sentRecords                *prometheus.CounterVec
 	controller                 *prometheus.CounterVec
 	journal                    *prometheus.CounterVec
+	lateEnds                   prometheus.Counter
 	evidenceErr                prometheus.Counter
 	zones, crops               prometheus.Counter
 	// seen is the pipeline's work counted so far: the counters above
@@ -82,7 +83,9 @@ func newMetrics(g gauges) *metrics {
 		controller: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_events_total",
 			Help: "Controller messages received, by result (ok, malformed, unknown_type, repeated: a seq seen already, too_large: over 64 KiB, unknown_meter: a meter reading for a bet with no meter)."}, []string{"result"}),
 		journal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "controller_journal_total",
-			Help: "The controller journal's events, by result (replayed: taken again at start; late_game_end: a game_end for a round judged before the restart, not taken again; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound)."}, []string{"result"}),
+			Help: "The controller journal's events, by result (replayed: taken again at start; late_game_end: a game_end for a round judged before the restart, not taken again; skipped: a torn or corrupt line; unwritten: an append the disk refused; dropped: the oldest, past the journal's bound; judged_corrupt: the file of the rounds judged, torn or corrupt at start)."}, []string{"result"}),
+		lateEnds: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "late_game_ends_total",
+			Help: "Controller game_ends for a round judged already (in this run or before a restart), skipped (those the journal held at a restart: controller_journal_total{result=\"late_game_end\"})."}),
 		evidenceErr: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "evidence_errors_total",
 			Help: "Alerts whose snapshot or clip could not be written."}),
 		zones: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "zones_read_total",
@@ -90,7 +93,7 @@ func newMetrics(g gauges) *metrics {
 		crops: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "crops_read_total",
 			Help: "Card corner crops the model read (the others kept an earlier reading)."}),
 	}
-	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.sentRecords, m.controller, m.journal, m.evidenceErr,
+	m.reg.MustRegister(m.frames, m.dropped, m.skipped, m.stage, m.latency, m.fps, m.rounds, m.alerts, m.sentRecords, m.controller, m.journal, m.lateEnds, m.evidenceErr,
 		m.zones, m.crops,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "outbox_depth",
 			Help: "Results waiting for the broker."}, g.outboxDepth),
@@ -115,7 +118,7 @@ func newMetrics(g gauges) *metrics {
 	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large", "unknown_meter"} {
 		m.controller.WithLabelValues(r)
 	}
-	for _, r := range []string{"replayed", "late_game_end", "skipped", "unwritten", "dropped"} {
+	for _, r := range []string{"replayed", "late_game_end", "skipped", "unwritten", "dropped", "judged_corrupt"} {
 		m.journal.WithLabelValues(r)
 	}
 	for _, r := range []string{"calibration", "error"} {
