@@ -116,7 +116,7 @@ const indexInsetMM = 4.0
 // quartile.
 func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64) [][2]float64 {
 	const (
-		fromMM, toMM = 1.5, 7.0 // an index's top; pips and court frames start deeper
+		fromMM, toMM = 1.5, 7.0 // an index's top; most pips and court frames start deeper
 		inkDrop      = 45       // ink under a glare band keeps about this much of its contrast
 		gapMM        = 1.0
 		leastMM      = 0.8 // a speck is no index
