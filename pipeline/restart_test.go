@@ -82,14 +82,7 @@ func TestRestartLateEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			killed := &felt{tb: t, p: newPipeline(t)}
-			take := func(lines ...string) {
-				for _, l := range lines {
-					if err := j.Append(ev(t, l)); err != nil {
-						t.Fatal(err)
-					}
-					killed.event(l)
-				}
-			}
+			take := journaled(t, j, killed)
 			playRound1000(killed, take)
 			if got, _ := kinds(killed.results()); got != "1000:underpaid:mismatch" {
 				t.Fatalf("round 1000: alerts %q, want 1000:underpaid:mismatch", got)

@@ -557,14 +557,7 @@ func TestResumeLateGameEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			killed := &felt{tb: t, p: newPipeline(t)}
-			take := func(lines ...string) {
-				for _, l := range lines {
-					if err := j.Append(ev(t, l)); err != nil {
-						t.Fatal(err)
-					}
-					killed.event(l)
-				}
-			}
+			take := journaled(t, j, killed)
 			take(start, wager)
 			dealRound(killed)
 			take(paid35, end)
@@ -735,5 +728,18 @@ func TestOwnRoundClosedByGameStart(t *testing.T) {
 				t.Errorf("rounds %q, want the tracker's own, then 1000", rounds)
 			}
 		})
+	}
+}
+
+// journaled returns a function that takes controller lines as live does:
+// each is appended to the journal j, then given to f's pipeline.
+func journaled(t *testing.T, j *controller.Journal, f *felt) func(lines ...string) {
+	return func(lines ...string) {
+		for _, l := range lines {
+			if err := j.Append(ev(t, l)); err != nil {
+				t.Fatal(err)
+			}
+			f.event(l)
+		}
 	}
 }
