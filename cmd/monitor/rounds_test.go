@@ -220,6 +220,17 @@ func TestReplayForgedEntries(t *testing.T) {
 		name + ":1000:0::procedure:game_start_in_open_round",
 		name + ":1001:0::procedure:game_start_in_open_round",
 	}
+	wantCleanAndProcedure(t, got, name, extra)
+	t.Logf("tried: a forged game_end, two forged game_starts, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
+		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
+}
+
+// wantCleanAndProcedure checks that got holds every alert of the clean
+// run of sample name once, with its severity, and the procedure alerts
+// extra, for review, and that each of the sample's rounds was received
+// once.
+func wantCleanAndProcedure(t *testing.T, got received, name string, extra []string) {
+	t.Helper()
 	compare(t, got, cleanSeverities(t, name), func(string) bool { return true }, extra)
 	for _, id := range extra {
 		if got.severity[id] != "review" {
@@ -229,8 +240,6 @@ func TestReplayForgedEntries(t *testing.T) {
 	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
 		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
 	}
-	t.Logf("tried: a forged game_end, two forged game_starts, a top-up and a second payout, a re-send; received %d alerts (%d clean, %d procedure), rounds %v",
-		len(got.count), len(cleanSeverities(t, name)), len(extra), got.rounds)
 }
 
 // replayPublished replays a sample with the controller events es,
@@ -280,15 +289,7 @@ func TestReplayForgedPair(t *testing.T) {
 		name + ":1001:0::procedure:game_start_in_open_round",
 		name + ":7778:0::procedure:game_end_not_dealt",
 	}
-	compare(t, got, cleanSeverities(t, name), func(string) bool { return true }, extra)
-	for _, id := range extra {
-		if got.severity[id] != "review" {
-			t.Errorf("procedure alert %s: severity %q, want review", id, got.severity[id])
-		}
-	}
-	if want := "1000 1001"; strings.Join(got.rounds, " ") != want {
-		t.Errorf("rounds received %v, want %s, once each", got.rounds, want)
-	}
+	wantCleanAndProcedure(t, got, name, extra)
 	for round, d := range got.doubts {
 		if len(d) > 0 {
 			t.Errorf("round %s has doubts %q; the clean run had none", round, d)
