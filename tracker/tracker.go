@@ -93,9 +93,9 @@ type track struct {
 	// seen, reads, weakReads and downs count video frames, not frames
 	// read: each sighting weighs the frames its frame stands for.
 	seen      int
-	votes     map[cards.Card]float64
+	votes     map[cards.Card]*tally
 	reads     int // frames with a clear reading
-	weak      map[cards.Card]float64
+	weak      map[cards.Card]*tally
 	weakReads int
 	downs     int  // frames face down
 	blanks    int  // frames face up, unread: a card by its outline alone
@@ -353,7 +353,7 @@ func (t *Tracker) match(f vision.Frame) {
 		if usedO[i] {
 			continue
 		}
-		tr := &track{id: t.nextID, pos: o.Center, stillPos: o.Center, stillSince: f.Index, firstSeen: f.Index, seat: -1, votes: map[cards.Card]float64{}}
+		tr := &track{id: t.nextID, pos: o.Center, stillPos: o.Center, stillSince: f.Index, firstSeen: f.Index, seat: -1, votes: map[cards.Card]*tally{}}
 		t.nextID++
 		t.update(tr, o, f.Index)
 		t.tracks = append(t.tracks, tr)
@@ -434,15 +434,15 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	case !o.Card.Valid():
 		tr.blanks += t.span
 	case o.Card.Valid() && o.Confidence >= clearRead:
-		tr.votes[o.Card] += o.Confidence * float64(t.span)
+		count(tr.votes, o, t.span)
 		tr.reads += t.span
 	case o.Card.Valid():
 		// A doubtful reading (a card half under the dealer's hand)
 		// counts only while there is no clear one.
 		if tr.weak == nil {
-			tr.weak = map[cards.Card]float64{}
+			tr.weak = map[cards.Card]*tally{}
 		}
-		tr.weak[o.Card] += o.Confidence * float64(t.span)
+		count(tr.weak, o, t.span)
 		tr.weakReads += t.span
 	}
 }
@@ -473,7 +473,7 @@ func (t *Tracker) readable(tr *track) bool {
 	if tr.reads == 0 && tr.weakReads >= 3*t.cfg.StableFrames {
 		best, total := 0.0, 0.0
 		for _, v := range tr.weak {
-			best, total = max(best, v), total+v
+			best, total = max(best, v.sum), total+v.sum
 		}
 		return conf >= weakFloor && best >= 0.8*total
 	}
@@ -535,24 +535,83 @@ func quarterTurned(a, b float64) bool {
 const weakFloor = vision.Unreadable
 
 // identity returns the card most reads agreed on and how sure they are:
-// the mean confidence the reads gave it, counting reads of other cards
-// as zero.
+// the confidence the card was read with at least twice (once, for a card
+// read once), times the share of the reads that named it. A card read
+// surely and later less so (the next card dealt over its index, a hand
+// passing) is as sure as its clear reads were; reads of other cards, and
+// only they, make it less so.
 func (tr *track) identity() (cards.Card, float64) {
 	votes, n := tr.votes, tr.reads
 	if n == 0 {
 		votes, n = tr.weak, tr.weakReads
 	}
 	var best cards.Card
-	bestV := 0.0
+	var bestV *tally
 	for c, v := range votes {
-		if v > bestV || (v == bestV && c.String() < best.String()) {
+		if bestV == nil || v.sum > bestV.sum || (v.sum == bestV.sum && c.String() < best.String()) {
 			best, bestV = c, v
 		}
 	}
-	if n == 0 {
+	if n == 0 || bestV == nil {
 		return cards.Card{}, 0
 	}
-	return best, bestV / float64(n)
+	return best, bestV.peak() * float64(bestV.frames) / float64(n)
+}
+
+// tally is what a track's readings say of one card.
+type tally struct {
+	sum    float64    // confidence times video frames
+	frames int        // video frames read as the card
+	sights int        // frames read as the card
+	top    [2]float64 // the two highest confidences it was read with
+}
+
+// count adds the reading o, standing for span video frames, to votes.
+func count(votes map[cards.Card]*tally, o vision.Observation, span int) {
+	v := votes[o.Card]
+	if v == nil {
+		v = &tally{}
+		votes[o.Card] = v
+	}
+	v.sum += o.Confidence * float64(span)
+	v.frames += span
+	v.sights++
+	v.top = top2(v.top, o.Confidence)
+}
+
+// merge adds the tallies of from to those of into.
+func merge(into, from map[cards.Card]*tally) {
+	for c, f := range from {
+		v := into[c]
+		if v == nil {
+			v = &tally{}
+			into[c] = v
+		}
+		v.sum += f.sum
+		v.frames += f.frames
+		v.sights += f.sights
+		v.top = top2(top2(v.top, f.top[0]), f.top[1])
+	}
+}
+
+// top2 returns the two highest of t and x, highest first.
+func top2(t [2]float64, x float64) [2]float64 {
+	switch {
+	case x > t[0]:
+		return [2]float64{x, t[0]}
+	case x > t[1]:
+		return [2]float64{t[0], x}
+	}
+	return t
+}
+
+// peak is the confidence the card was read with at least twice: a single
+// sure frame of a card moving into place may be the blur of another.
+func (v *tally) peak() float64 {
+	if v.sights < 2 {
+		return v.top[0]
+	}
+	return v.top[1]
 }
 
 // confirm counts the card and puts it at a seat and hand.
@@ -599,16 +658,12 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 		moved.dropped = true
 		r.replace(moved, tr)
 		tr.confirmAt, tr.firstSeen = moved.confirmAt, moved.firstSeen
-		for c, v := range moved.votes {
-			tr.votes[c] += v
-		}
+		merge(tr.votes, moved.votes)
 		tr.reads += moved.reads
-		for c, v := range moved.weak {
-			if tr.weak == nil {
-				tr.weak = map[cards.Card]float64{}
-			}
-			tr.weak[c] += v
+		if tr.weak == nil && len(moved.weak) > 0 {
+			tr.weak = map[cards.Card]*tally{}
 		}
+		merge(tr.weak, moved.weak)
 		tr.weakReads += moved.weakReads
 		tr.seat, tr.hand = s.n, len(s.hands)
 		s.hands = append(s.hands, &hand{from: parent, cards: []*track{tr}})

@@ -22,7 +22,7 @@ import (
 // clear reading names it; a glimpse of one is no card; a hole card
 // never turned stays face down, and one turned but unread is unread.
 func TestUnreadCard(t *testing.T) {
-	turned := []sighting{{1, "XX"}, {1, "7H"}}
+	turned := []sighting{{1, "XX", 0}, {1, "7H", 0}}
 	tests := []struct {
 		name       string
 		second     []sighting // seat 4's second card, in turn
@@ -32,12 +32,12 @@ func TestUnreadCard(t *testing.T) {
 		wantDoubt  string // "" for none
 		want21p3   string // the 21+3 result, or "unjudged"
 	}{
-		{"unread all along", []sighting{{2, ""}}, turned, "9S ?? JD", "TC 7H", "seat 4 hand 0: card 2 lies face up but was never read", "unjudged"},
-		{"unread, then read", []sighting{{1, ""}, {1, "4S"}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
-		{"read, then unread", []sighting{{1, "4S"}, {1, ""}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
-		{"an unread glimpse, then read", []sighting{{0.08, ""}, {2, "4S"}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
-		{"the hole card never turned", []sighting{{2, "4S"}}, []sighting{{2, "XX"}}, "9S 4S JD", "TC XX", "", "lose"},
-		{"the hole card turned unread", []sighting{{2, "4S"}}, []sighting{{1, "XX"}, {1, ""}}, "9S 4S JD", "TC ??", "a dealer card was never read", "lose"},
+		{"unread all along", []sighting{{2, "", 0}}, turned, "9S ?? JD", "TC 7H", "seat 4 hand 0: card 2 lies face up but was never read", "unjudged"},
+		{"unread, then read", []sighting{{1, "", 0}, {1, "4S", 0}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
+		{"read, then unread", []sighting{{1, "4S", 0}, {1, "", 0}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
+		{"an unread glimpse, then read", []sighting{{0.08, "", 0}, {2, "4S", 0}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
+		{"the hole card never turned", []sighting{{2, "4S", 0}}, []sighting{{2, "XX", 0}}, "9S 4S JD", "TC XX", "", "lose"},
+		{"the hole card turned unread", []sighting{{2, "4S", 0}}, []sighting{{1, "XX", 0}, {1, "", 0}}, "9S 4S JD", "TC ??", "a dealer card was never read", "lose"},
 	}
 	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
 	if err != nil {
@@ -86,10 +86,11 @@ func TestUnreadCard(t *testing.T) {
 }
 
 // sighting is what vision shows of a card for a while: "" unread, "XX"
-// face down, or the card read.
+// face down, or the card read, with confidence conf (0.97 when 0).
 type sighting struct {
 	seconds float64
 	card    string
+	conf    float64
 }
 
 // playUnread deals a round of seat 4's hand (9S, second, JD) and the
@@ -118,17 +119,62 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (trac
 				o.FaceDown, o.Confidence = true, 0.9
 			case "":
 			default:
-				o.Card, o.Confidence = cards.MustParse(s.card), 0.97
+				o.Card, o.Confidence = cards.MustParse(s.card), s.conf
+				if s.conf == 0 {
+					o.Confidence = 0.97
+				}
 			}
 			on[name] = o
 			wait(s.seconds)
 		}
 	}
 	tr.StartRound("1", frame)
-	deal("first", []sighting{{1, "9S"}}, 13, 386)
-	deal("up", []sighting{{1, "TC"}}, -28, 174)
+	deal("first", []sighting{{1, "9S", 0}}, 13, 386)
+	deal("up", []sighting{{1, "TC", 0}}, -28, 174)
 	deal("second", second, 15, 393+22)
 	deal("hole", hole, 0, 174)
-	deal("third", []sighting{{1, "JD"}}, 17, 393+44)
+	deal("third", []sighting{{1, "JD", 0}}, 17, 393+44)
 	return tr.EndRound(frame)
+}
+
+// TestConfidenceOfACard deals seat 4's second card read as the cases
+// say and checks how sure the round is of it. A card read surely and
+// then less so, as when the next card is dealt over its index (nicu-white
+// seed 3003 round 1000: a 3H read at 0.98, then at 0.56 under the 9C), is
+// as sure as its clear reads were; a card read doubtfully all along, or
+// surely for a single frame, is not; nor is one read as another card as
+// long.
+func TestConfidenceOfACard(t *testing.T) {
+	tests := []struct {
+		name   string
+		second []sighting
+		sure   bool // read at or above vision.Confident
+	}{
+		{"read surely, then doubtfully", []sighting{{1, "4S", 0.97}, {3, "4S", 0.56}}, true},
+		{"read surely all along", []sighting{{4, "4S", 0.97}}, true},
+		{"read doubtfully all along", []sighting{{4, "4S", 0.6}}, false},
+		{"read doubtfully, surely for one frame", []sighting{{1, "4S", 0.6}, {0.04, "4S", 0.97}, {3, "4S", 0.6}}, false},
+		{"read doubtfully as another card, then surely", []sighting{{2, "4C", 0.7}, {2, "4S", 0.97}}, false},
+	}
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tableOf(t, l)
+	const fps = 25
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), table, game.DefaultRules()), fps, tt.second, []sighting{{2, "7H", 0}})
+			if !ok {
+				t.Fatal("no round")
+			}
+			cs := r.HandCards(4, 0)
+			if len(cs) != 3 {
+				t.Fatalf("seat 4: %v, want three cards", cs)
+			}
+			if got := cs[1].Confidence >= vision.Confident; got != tt.sure {
+				t.Errorf("seat 4's second card %s read with confidence %.2f: sure %v, want %v", cs[1].Text(), cs[1].Confidence, got, tt.sure)
+			}
+		})
+	}
 }
