@@ -639,15 +639,40 @@ func turnedReading(g, h face) bool {
 // centre and at four points towards its corners, inside its pip area: the
 // index columns along the long edges are left out, as their ink reaches
 // the edge in some decks, where the outline of the paper has notches.
+// A test point in a pip is on the card too: the blob's outline fills a
+// pip in, but not one that a notch joins to the felt (a pip printed close
+// to a frame line near the edge), so a point off the paper counts where
+// there is paper round it, pipReachMM away along the card's axes, on
+// three sides of four (the fourth may be the notch).
 func bodyOnPaper(at corner, onPaper func(calibration.Point) bool) bool {
 	c := at.P.Add(at.U.Scale(cardW / 2)).Add(at.V.Scale(cardH / 2))
 	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
-		if !onPaper(c.Add(at.U.Scale(k[0] * cardW)).Add(at.V.Scale(k[1] * cardH))) {
+		p := c.Add(at.U.Scale(k[0] * cardW)).Add(at.V.Scale(k[1] * cardH))
+		if !onPaper(p) && !inHole(p, at, onPaper) {
 			return false
 		}
 	}
 	return true
 }
+
+// inHole reports whether paper lies round p: pipReachMM away along the
+// card's axes (those of corner at), on at least three sides.
+func inHole(p calibration.Point, at corner, onPaper func(calibration.Point) bool) bool {
+	u, v := at.U.Scale(pipReachMM), at.V.Scale(pipReachMM)
+	n := 0
+	for _, q := range [4]calibration.Point{p.Add(u), p.Sub(u), p.Add(v), p.Sub(v)} {
+		if onPaper(q) {
+			n++
+		}
+	}
+	return n >= 3
+}
+
+// pipReachMM is how far from a point in a pip paper lies each way: a
+// number card's pip is 8 to 13 mm tall (cardface draws them so). It is
+// less than bodyOnPaper's points keep from the card's edges (13 to 16 mm),
+// so a body that reaches past its paper is still refused.
+const pipReachMM = 10.0
 
 // backCentres returns the centres of the card back that corner c could
 // be a corner of: with its short edge along U, and along V.
