@@ -89,6 +89,39 @@ func TestIndexJunctions(t *testing.T) {
 	}
 }
 
+// TestHiddenOnRoundedStep checks where along a stretch a corner may be
+// hidden when the row's top edge steps up from one card to the next: the
+// outline rounds the step off, and the stretch of the higher card's top
+// edge begins some millimetres after its corner (proc:1 seed 5003: the
+// dealer's A♥, its index 2.6 mm in from its edge, offered a corner 3 mm
+// before the stretch began, and was never found). At 2 px/mm, card 0's
+// top edge runs at y = 26 up to its neighbour's side at x = 64, and the
+// outline climbs to card 1's top edge, y = 20, by x = 70.
+func TestHiddenOnRoundedStep(t *testing.T) {
+	const r = 2.0
+	poly := []image.Point{{20, 26}, {64, 26}, {70, 20}, {300, 20}, {300, 200}, {20, 200}}
+	a, d, length := pt(70, 20), pt(1, 0), 230.0
+	u, in := pt(1, 0), pt(0, 1)
+	tests := []struct {
+		name string
+		x    float64 // the offered corner's x, px
+		want bool
+	}{
+		{"on the stretch", 80, true},
+		{"1 mm short of the stretch", 68, true},
+		{"3 mm short, at the card's corner", 64, true},
+		{"6 mm short, over the card before", 58, false},
+		{"too near the stretch's end for an index to show", 280, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hiddenOn(poly, pt(tc.x, 20), u, in, a, d, length, r); got != tc.want {
+				t.Errorf("hiddenOn at x = %.0f: %v, want %v", tc.x, got, tc.want)
+			}
+		})
+	}
+}
+
 // TestGuessedReadingNeverSure checks that a reading at a guessed corner
 // is capped below Confident, and gives way to a reading of the same card
 // at a corner its edges place (proc:5 seed 5000: a crop cut 2 mm off the
