@@ -78,24 +78,29 @@ func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corn
 }
 
 // hiddenOn reports whether a corner at p in frame (u, in) along the
-// stretch from a along d (length pixels) could be hidden there: it lies
-// on the stretch (up to 4 mm short of its start: the outline rounds off a
-// step between two cards over about a card's corner radius, 2.5 to 4 mm,
-// and an index printed closer to the edge than indexInsetMM puts p before
-// the card's corner), another card lies behind it, where a
-// little way back along the line and in from it is inside the blob
-// (behind a card's corner on the blob's edge is felt, and the outline
-// shows that corner), and the outline runs on after it, along its own top
-// edge, at least as far as the next card in a row would leave its index
-// showing.
+// stretch from a along d (length pixels) could be hidden there:
+//   - it lies on the stretch, or up to 4 mm short of its start: the
+//     outline rounds off a step between two cards over about a card's
+//     corner radius (2.5 to 4 mm), and an index printed closer to the
+//     edge than indexInsetMM puts p before the card's corner;
+//   - felt lies just beyond the line at p, as beyond any corner on the
+//     blob's edge (short of the stretch, a card that reaches past the
+//     line there makes the stretch start at no corner: a T-junction);
+//   - another card lies behind it: a little way back along the line and
+//     in from it is inside the blob (behind a card's corner on the
+//     blob's edge is felt, and the outline shows that corner);
+//   - the outline runs on after it, along its own top edge, at least as
+//     far as the next card in a row would leave its index showing.
 func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r float64) bool {
-	const shortMM, backMM, inMM, aheadMM = 4.0, 10.0, 4.0, 12.0
+	const shortMM, backMM, inMM, aheadMM, outMM = 4.0, 10.0, 4.0, 12.0, 1.5
 	s := dot(p.Sub(a), d)
 	behind, ahead := s, length-s
 	if dot(u, d) < 0 {
 		behind, ahead = ahead, behind
 	}
-	return behind >= -shortMM*r && ahead >= aheadMM*r && insidePoly(poly, p.Sub(u.Scale(backMM*r)).Add(in.Scale(inMM*r)))
+	return behind >= -shortMM*r && ahead >= aheadMM*r &&
+		!insidePoly(poly, p.Sub(in.Scale(outMM*r))) &&
+		insidePoly(poly, p.Sub(u.Scale(backMM*r)).Add(in.Scale(inMM*r)))
 }
 
 // guessedConfidence caps the confidence of a reading at a guessed corner,

@@ -96,26 +96,34 @@ func TestIndexJunctions(t *testing.T) {
 // dealer's A♥, its index 2.6 mm in from its edge, offered a corner 3 mm
 // before the stretch began, and was never found). At 2 px/mm, card 0's
 // top edge runs at y = 26 up to its neighbour's side at x = 64, and the
-// outline climbs to card 1's top edge, y = 20, by x = 70.
+// outline climbs to card 1's top edge, y = 20, by x = 70. Where instead
+// the card before reaches past the line (its side edge meets the stretch
+// from beyond, as a hand's card meets the bottom edge of the sideways
+// double over it: BenchmarkDetect's seat 4), the stretch starts at no
+// card's corner, and nothing is hidden short of it.
 func TestHiddenOnRoundedStep(t *testing.T) {
 	const r = 2.0
-	poly := []image.Point{{20, 26}, {64, 26}, {70, 20}, {300, 20}, {300, 200}, {20, 200}}
+	stepped := []image.Point{{20, 26}, {64, 26}, {70, 20}, {300, 20}, {300, 200}, {20, 200}}
+	beyond := []image.Point{{20, 0}, {64, 0}, {70, 20}, {300, 20}, {300, 200}, {20, 200}}
 	a, d, length := pt(70, 20), pt(1, 0), 230.0
 	u, in := pt(1, 0), pt(0, 1)
 	tests := []struct {
 		name string
+		poly []image.Point
 		x    float64 // the offered corner's x, px
 		want bool
 	}{
-		{"on the stretch", 80, true},
-		{"1 mm short of the stretch", 68, true},
-		{"3 mm short, at the card's corner", 64, true},
-		{"6 mm short, over the card before", 58, false},
-		{"too near the stretch's end for an index to show", 280, false},
+		{"on the stretch", stepped, 80, true},
+		{"1 mm short of the stretch", stepped, 68, true},
+		{"3 mm short, at the card's corner", stepped, 64, true},
+		{"6 mm short, over the card before", stepped, 58, false},
+		{"too near the stretch's end for an index to show", stepped, 280, false},
+		{"on the stretch, the card before reaching past it", beyond, 80, true},
+		{"3 mm short, the card before reaching past the line", beyond, 64, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := hiddenOn(poly, pt(tc.x, 20), u, in, a, d, length, r); got != tc.want {
+			if got := hiddenOn(tc.poly, pt(tc.x, 20), u, in, a, d, length, r); got != tc.want {
 				t.Errorf("hiddenOn at x = %.0f: %v, want %v", tc.x, got, tc.want)
 			}
 		})
