@@ -39,18 +39,9 @@ func TestUnreadCard(t *testing.T) {
 		{"the hole card never turned", []sighting{{2, "4S", 0}}, []sighting{{2, "XX", 0}}, "9S 4S JD", "TC XX", "", "lose"},
 		{"the hole card turned unread", []sighting{{2, "4S", 0}}, []sighting{{1, "XX", 0}, {1, "", 0}}, "9S 4S JD", "TC ??", "a dealer card was never read", "lose"},
 	}
-	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := tableOf(t, l)
-	const fps = 25
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), table, game.DefaultRules()), fps, tt.second, tt.hole)
-			if !ok {
-				t.Fatal("no round")
-			}
+			r := playSeat4(t, tt.second, tt.hole)
 			var hand, dealer []string
 			lowered := false // the hand's cards lowered to doubtful
 			for p, c := range r.Cards() {
@@ -91,6 +82,22 @@ type sighting struct {
 	seconds float64
 	card    string
 	conf    float64
+}
+
+// playSeat4 plays playUnread's round on the default layout at 25 frames
+// a second, and fails the test when it makes no round.
+func playSeat4(t *testing.T, second, hole []sighting) tracker.Round {
+	t.Helper()
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fps = 25
+	r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules()), fps, second, hole)
+	if !ok {
+		t.Fatal("no round")
+	}
+	return r
 }
 
 // playUnread deals a round of seat 4's hand (9S, second, JD) and the
@@ -156,18 +163,9 @@ func TestConfidenceOfACard(t *testing.T) {
 		{"read doubtfully, surely for one frame", []sighting{{1, "4S", 0.6}, {0.04, "4S", 0.97}, {3, "4S", 0.6}}, false},
 		{"read doubtfully as another card, then surely", []sighting{{2, "4C", 0.7}, {2, "4S", 0.97}}, false},
 	}
-	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := tableOf(t, l)
-	const fps = 25
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), table, game.DefaultRules()), fps, tt.second, []sighting{{2, "7H", 0}})
-			if !ok {
-				t.Fatal("no round")
-			}
+			r := playSeat4(t, tt.second, []sighting{{2, "7H", 0}})
 			cs := r.HandCards(4, 0)
 			if len(cs) != 3 {
 				t.Fatalf("seat 4: %v, want three cards", cs)
