@@ -552,8 +552,8 @@ func (tr *track) identity() (cards.Card, float64) {
 			best, bestV = c, v
 		}
 	}
-	if n == 0 || bestV == nil {
-		return cards.Card{}, 0
+	if bestV == nil {
+		return cards.Card{}, 0 // never read
 	}
 	return best, bestV.peak() * float64(bestV.frames) / float64(n)
 }
