@@ -104,6 +104,9 @@ type replay struct {
 	repeated  int
 	// unkeptMeter counts meter readings for a bet with no meter.
 	unkeptMeter int
+	// lateEnds counts game_ends for a round judged already, which the
+	// pipeline skips.
+	lateEnds int
 
 	out     *results
 	inspect *inspector      // monitor inspect: show what vision read
@@ -242,6 +245,10 @@ func (r *replay) opener(table *calibration.Table) func(fps float64) (*pipeline.P
 		}
 		pc.Controlled = len(r.events) > 0
 		pc.WrapReader = r.m.wrapReader
+		pc.LateEnd = func(round string) {
+			r.lateEnds++
+			r.log.Info("controller log: game_end skipped: its round was judged already", "round", round)
+		}
 		return pipeline.New(pc)
 	}
 }
@@ -330,6 +337,9 @@ func (r *replay) summary() {
 	}
 	if r.unkeptMeter > 0 {
 		fmt.Fprintf(r.m.Stderr, "; controller log: %d meter readings for a bet with no meter skipped", r.unkeptMeter)
+	}
+	if r.lateEnds > 0 {
+		fmt.Fprintf(r.m.Stderr, "; controller log: %d game_ends for a round judged already skipped", r.lateEnds)
 	}
 	fmt.Fprintln(r.m.Stderr)
 	if r.truncated != "" {

@@ -92,8 +92,9 @@ func checkAgainstTruth(t *testing.T, name, results string) {
 	t.Logf("%s: %v", name, s)
 }
 
-// A malformed controller line, or a meter reading for a bet with no
-// meter, is logged, counted and skipped.
+// A malformed controller line, a meter reading for a bet with no meter,
+// or a game_end for a round judged already, is logged, counted and
+// skipped.
 func TestReplayMalformedLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays video")
@@ -104,6 +105,7 @@ func TestReplayMalformedLog(t *testing.T) {
 	}
 	lines := strings.SplitAfter(string(log), "\n")
 	bad := append([]string{"this is not json\n", `{"type":"wager","round":"1000","seat":"x"}` + "\n", `{"type":"shoe_change","t":1}` + "\n", `{"type":"meter","bet":"pot_of_gold","amount":1500,"t":1}` + "\n"}, lines...)
+	bad = append(bad, `{"type":"game_end","round":"1000","t":15.5}`+"\n") // round 1000 ended at 14.25 s
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(bad, "")), 0o644); err != nil {
 		t.Fatal(err)
@@ -117,6 +119,9 @@ func TestReplayMalformedLog(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "1 meter readings for a bet with no meter skipped") {
 		t.Errorf("summary does not count the meter reading for a bet with no meter:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "1 game_ends for a round judged already skipped") {
+		t.Errorf("summary does not count the late game_end:\n%s", stderr)
 	}
 	if !strings.Contains(stderr, "line=1") {
 		t.Errorf("the malformed line is not logged with its number:\n%s", stderr)
