@@ -85,11 +85,11 @@ func (p *Pipeline) Event(e controller.Event, frame int) []Result {
 const maxPending = 16
 
 // gameStart takes a game_start. A re-send of one already taken (the held
-// round's, or the one waiting to begin) changes nothing. Any other
-// game_start supersedes the one waiting, and ends the wait for the held
-// round's game_end.
+// round's, the one waiting to begin, or one of a round judged lately) changes
+// nothing. Any other game_start supersedes the one waiting, and ends the
+// wait for the held round's game_end.
 func (p *Pipeline) gameStart(id string, frame int) []Result {
-	if id == p.next || p.held != nil && id == p.held.ID {
+	if id == p.next || p.held != nil && id == p.held.ID || slices.Contains(p.judged, id) {
 		return nil
 	}
 	var out []Result

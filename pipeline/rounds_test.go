@@ -315,6 +315,19 @@ var roundPlays = []roundPlay{
 		f.event(end)
 		nextRound(f)
 	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "1000 1001"},
+	{"a judged round's game_start sent again while a round waits for its game_end", func(f *felt) {
+		f.event(`{"type":"game_start","round":"999"}`)
+		dealRound(f)
+		f.event(`{"type":"game_end","round":"999"}`)
+		f.clear()
+		f.event(start, wager)
+		dealRound(f)
+		f.event(paid35, start1001)
+		f.clear()                                      // 1000 waits for its game_end
+		f.event(`{"type":"game_start","round":"999"}`) // 999's, again: it begins and ends nothing
+		f.event(end)
+		nextRound(f)
+	}, "1000:procedure:review:game_start_in_open_round 1000:underpaid:mismatch 1001:underpaid:mismatch", "999 1000 1001"},
 	{"a forged game_start after the table is cleared", func(f *felt) {
 		f.event(start, wager)
 		dealRound(f)
