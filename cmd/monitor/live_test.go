@@ -691,6 +691,8 @@ func FuzzController(f *testing.F) {
 		`{"type":"meter","bet":"blazing7s","amount":-1}`,
 		`{"type":"meter","bet":"pot_of_gold","amount":1500}`,
 		`{"type":"shoe_change"}`, `not json`, `{"type":"game_end"}{"type":"game_end"}`, "",
+		// The same seq twice: the second is a repeat, counted as one.
+		`{"type":"game_start","round":"1843","seq":7}`, `{"type":"game_start","round":"1843","seq":7}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -700,7 +702,7 @@ func FuzzController(f *testing.F) {
 	})}
 	count := func() float64 {
 		n := 0.0
-		for _, r := range []string{"ok", "malformed", "unknown_type", "too_large", "unknown_meter"} {
+		for _, r := range controllerResults {
 			n += testutil.ToFloat64(l.met.controller.WithLabelValues(r))
 		}
 		return n

@@ -56,6 +56,10 @@ type gauges struct {
 	capturing   func() float64
 }
 
+// controllerResults are the results a controller message is counted by
+// (controller_events_total): each message gets exactly one.
+var controllerResults = []string{"ok", "malformed", "unknown_type", "repeated", "too_large", "unknown_meter"}
+
 func newMetrics(g gauges) *metrics {
 	const ns = "bjmonitor"
 	m := &metrics{
@@ -115,7 +119,7 @@ func newMetrics(g gauges) *metrics {
 	m.vision = m.stage.WithLabelValues("vision")
 	m.tracker = m.stage.WithLabelValues("tracker")
 	m.reconcile = m.stage.WithLabelValues("reconcile")
-	for _, r := range []string{"ok", "malformed", "unknown_type", "repeated", "too_large", "unknown_meter"} {
+	for _, r := range controllerResults {
 		m.controller.WithLabelValues(r)
 	}
 	for _, r := range []string{"replayed", "late_game_end", "skipped", "unwritten", "dropped", "judged_corrupt"} {
