@@ -30,20 +30,15 @@ func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corn
 	if len(poly) < 3 {
 		return nil
 	}
-	const (
-		minEdgeMM  = 15.0 // as findJunctions: shorter stretches hold no row of cards
-		perStretch = 8    // clusters a stretch offers corners for, at most: face art is not a row of indices
-	)
+	const perStretch = 8 // clusters a stretch offers corners for, at most: face art is not a row of indices
 	orient := orientation(poly)
 	var out []corner
 	for _, st := range straightStretches(poly, straightMM*r) {
-		a, b := st[0], st[1]
-		length := b.Sub(a).Len()
-		if length < minEdgeMM*r {
+		a := st[0]
+		d, in, length := edgeAlong(st, orient)
+		if length < rowEdgeMM*r {
 			continue
 		}
-		d := b.Sub(a).Unit()
-		in := pt(-d.Y, d.X).Scale(orient)
 		u := d
 		if cross(u, in) < 0 {
 			u = u.Scale(-1)

@@ -37,11 +37,10 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 	}
 	orient := orientation(poly)
 	const (
-		minEdgeMM = 15.0 // jitter breaks a row's top edge into pieces
-		pastMM    = 5.0  // a hidden corner may lie past a piece's end: the outline wanders round it
-		fromMM    = 4.0  // the band below the outline searched for a side edge
-		toMM      = 30.0
-		nearMM    = 1.5 // a faint edge must show from here to fromMM too
+		pastMM = 5.0 // a hidden corner may lie past a piece's end: the outline wanders round it
+		fromMM = 4.0 // the band below the outline searched for a side edge
+		toMM   = 30.0
+		nearMM = 1.5 // a faint edge must show from here to fromMM too
 	)
 	side := sideBands{deep: newBand(fromMM*r, toMM*r), near: newBand(nearMM*r, fromMM*r)}
 	var out []corner
@@ -67,15 +66,10 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 	stretches := straightStretches(poly, straightMM*r)
 	for i, st := range stretches {
 		a, b := st[0], st[1]
-		length := b.Sub(a).Len()
-		if length < minEdgeMM*r {
+		d, in, length := edgeAlong(st, orient)
+		if length < rowEdgeMM*r {
 			continue
 		}
-		d := b.Sub(a).Unit()
-		// Inward: for a counter-clockwise outline (positive area in image
-		// coordinates) the inside is on the left of each edge... the sign
-		// of orient says which.
-		in := pt(-d.Y, d.X).Scale(orient)
 		runsBack, runsAhead := runsOn(stretches, i, -1, r), runsOn(stretches, i, 1, r)
 		// The junctions at s pixels along from a: the side edge going in,
 		// and where a piece of outline ends, the outline may run on along
@@ -435,6 +429,20 @@ func (p greyPicture) at(q calibration.Point) float64 {
 // the notch its rounded corner leaves, breaks the polygon there, and
 // often right where that card's hidden corner is.
 const straightMM = 1.5
+
+// rowEdgeMM is the shortest straight stretch of outline searched for
+// corners hidden along it: jitter breaks a row's top edge into pieces,
+// and a shorter stretch holds no row of cards.
+const rowEdgeMM = 15.0
+
+// edgeAlong returns a stretch's direction, its inward normal on an
+// outline of orientation orient (for a counter-clockwise outline, positive
+// area in image coordinates, the inside is on the left of each edge; the
+// sign of orient says which), and its length.
+func edgeAlong(st [2]calibration.Point, orient float64) (d, in calibration.Point, length float64) {
+	d = st[1].Sub(st[0]).Unit()
+	return d, pt(-d.Y, d.X).Scale(orient), st[1].Sub(st[0]).Len()
+}
 
 // straightStretches returns the straight stretches of a closed outline:
 // runs of consecutive edges whose vertices all lie within tol pixels of the
