@@ -293,6 +293,12 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 	const (
 		onLine = 1.5 // mm: the outline keeps this close to the edge's line
 		short  = 7.0 // mm: an edge may end this much short of the corner (its rounding, a notch)
+		// An index printed against the edge eats the margin for its whole
+		// width, up to notched mm: so far short, the corner is taken only
+		// where the outline, broken by the glyphs, still passes within
+		// nearMM of it.
+		notched = 14.0
+		nearMM  = 5.0
 	)
 	var out []corner
 	known := func(p calibration.Point) bool {
@@ -338,10 +344,13 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 				continue
 			}
 			for _, size := range [2]float64{cardW, cardH} {
-				if reach < (size-short)*r || reach > (size+1)*r {
+				if reach < (size-notched)*r || reach > (size+1)*r {
 					continue
 				}
 				p := c.P.Add(along.Scale(size * r))
+				if reach < (size-short)*r && distToPoly(poly, p) > nearMM*r {
+					continue
+				}
 				if !known(p) {
 					out = append(out, cornerAt(p, along, side))
 				}

@@ -265,6 +265,74 @@ func TestCompletedCorners(t *testing.T) {
 	}
 }
 
+// TestCompletedCornersAcrossTheIndex lays a card over another, 18 mm
+// further up its long edge, as penguins' 10♣ lay over the 7♠ (KDE
+// acceptance clip, seed 3002 round 1005, seat 1): the index, printed
+// against the top edge, eats its margin for 13 mm from the corner, and
+// the rank's first stroke eats the left edge below it. Only slivers of
+// paper are left at the corner itself. The top edge runs 50 mm from the
+// other corner, 13 short of a card's width, and ends in the glyphs: the
+// corner is completed there. An edge that ends as far short under a card
+// back is not: the outline turns in well clear of the missing corner.
+func TestCompletedCornersAcrossTheIndex(t *testing.T) {
+	const r = 2.0 // px a mm
+	card := func(cx, cy, deg float64) [4]calibration.Point { return cardCorners(cx, cy, deg, r) }
+	near := func(cs []corner, p calibration.Point) bool {
+		for _, c := range cs {
+			if c.P.Sub(p).Len() < 2*r {
+				return true
+			}
+		}
+		return false
+	}
+	t.Run("index against the edge", func(t *testing.T) {
+		mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
+		defer mask.Close()
+		fill := func(ps []calibration.Point, white bool) { fillMask(&mask, ps, white) }
+		top := card(100, 90, -30)
+		under := card(100, 90, -30)
+		down, in := top[3].Sub(top[0]).Unit(), top[1].Sub(top[0]).Unit()
+		for i := range under {
+			under[i] = under[i].Add(down.Scale(18 * r)).Sub(in.Scale(1.5 * r))
+		}
+		fill(under[:], true)
+		fill(top[:], true)
+		at := func(a, b float64) calibration.Point { return top[0].Add(in.Scale(a * r)).Add(down.Scale(b * r)) }
+		// "10" across the top edge, from 1.5 to 13 mm along it, 3 mm deep;
+		// its "1" down the left edge, from 4 to 12 mm, 1.5 mm deep. A
+		// sliver of paper is left in the corner.
+		fill([]calibration.Point{at(1.5, -2), at(13, -2), at(13, 3), at(1.5, 3)}, false)
+		fill([]calibration.Point{at(-2, 4), at(1.5, 4), at(1.5, 12), at(-2, 12)}, false)
+		poly, found := handOutline(t, mask, r)
+		if near(found, top[0]) {
+			t.Fatal("the index corner is found without completing: the scene does not notch the edges enough")
+		}
+		done := completedCorners(poly, found, r)
+		if !near(done, top[0]) {
+			t.Errorf("the top card's index corner at %.0f,%.0f not completed (completed %+v)", top[0].X, top[0].Y, done)
+		}
+	})
+	t.Run("a card back over the edge", func(t *testing.T) {
+		mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
+		defer mask.Close()
+		fill := func(ps []calibration.Point, white bool) { fillMask(&mask, ps, white) }
+		// A face-down card, whose back is no paper, over the card's
+		// top-left: the top edge shows 50 mm from its top-right corner and
+		// the outline turns in along the back's right edge, 13 mm clear of
+		// the hidden corner.
+		under, back := card(130, 80, 0), card(130-63+13, 70, 0)
+		fill(under[:], true)
+		fill(back[:], false)
+		poly, found := handOutline(t, mask, r)
+		if !near(found, under[1]) {
+			t.Fatalf("the card's top-right corner not found (found %+v)", found)
+		}
+		if done := completedCorners(poly, found, r); near(done, under[0]) {
+			t.Errorf("completed the card's top-left corner at %.0f,%.0f, under the back", under[0].X/r, under[0].Y/r)
+		}
+	})
+}
+
 // cardCorners returns a card's corners, cardW×cardH mm, centred at
 // (cx, cy) mm and turned by deg, in pixels at r a mm; the first is its
 // top-left.
