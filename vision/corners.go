@@ -53,7 +53,7 @@ func findCorners(poly []image.Point, minEdge, maxGap, maxTurnDeg float64) []corn
 		}
 		// The gap between them: the short edges skipped, as path length.
 		gap := 0.0
-		for j := (e1.i + 1) % n; j != e2.i; j = (j + 1) % n {
+		for j := (e1.j + 1) % n; j != e2.i; j = (j + 1) % n {
 			gap += fromImage(poly[(j+1)%n]).Sub(fromImage(poly[j])).Len()
 		}
 		if gap > maxGap {
@@ -105,20 +105,60 @@ func orientation(poly []image.Point) float64 {
 	return 1
 }
 
-// edge is a straight edge of an outline, from a to b, the i-th of its
-// polygon.
+// edge is a straight edge of an outline, from a to b: its polygon's
+// sides i to j (one side where i == j).
 type edge struct {
 	a, b calibration.Point
-	i    int
+	i, j int
 }
 
+// bentCos is how far, as the cosine of the angle, a short side of an
+// outline may turn from a longer edge next to it and still be part of
+// that edge, bent: some 12°. A card's corner rounded over a few
+// millimetres, or its edge bent slightly, can leave the outline's polygon
+// a short side there. Two long sides that turn a little are two cards'
+// edges, as along a dealer's row.
+const bentCos = 0.978
+
 // longEdges returns the edges of a closed outline at least minEdge long.
+// A side shorter than twice minEdge, bent (bentCos) off a longer edge
+// next to it, lengthens that edge, which keeps its direction.
 func longEdges(poly []image.Point, minEdge float64) []edge {
+	n := len(poly)
 	var long []edge
+	// joined returns e and f, sides in a row, as one edge, if one is a
+	// short side bent off the other.
+	joined := func(e, f edge) (edge, bool) {
+		de, df := e.b.Sub(e.a), f.b.Sub(f.a)
+		if dot(de.Unit(), df.Unit()) <= bentCos || math.Min(de.Len(), df.Len()) >= 2*minEdge {
+			return edge{}, false
+		}
+		if de.Len() >= df.Len() {
+			d := de.Unit()
+			return edge{e.a, e.a.Add(d.Scale(dot(f.b.Sub(e.a), d))), e.i, f.j}, true
+		}
+		d := df.Unit()
+		return edge{f.b.Sub(d.Scale(dot(f.b.Sub(e.a), d))), f.b, e.i, f.j}, true
+	}
 	for i := range poly {
-		a, b := fromImage(poly[i]), fromImage(poly[(i+1)%len(poly)])
-		if b.Sub(a).Len() >= minEdge {
-			long = append(long, edge{a, b, i})
+		a, b := fromImage(poly[i]), fromImage(poly[(i+1)%n])
+		if b.Sub(a).Len() < minEdge {
+			continue
+		}
+		side := edge{a, b, i, i}
+		if k := len(long) - 1; k >= 0 && long[k].j == i-1 {
+			if e, ok := joined(long[k], side); ok {
+				long[k] = e
+				continue
+			}
+		}
+		long = append(long, side)
+	}
+	// The outline closes: its last edge may run on into its first.
+	if k := len(long) - 1; k > 0 && long[k].j == n-1 && long[0].i == 0 {
+		if e, ok := joined(long[k], long[0]); ok {
+			long[0] = e
+			long = long[:k]
 		}
 	}
 	return long
@@ -220,7 +260,7 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 			}
 			// The card lies towards -d1 and d2 from the corner.
 			inside := true
-			for j := (e1.i + 1) % n; j != e2.i; j = (j + 1) % n {
+			for j := (e1.j + 1) % n; j != e2.i; j = (j + 1) % n {
 				q := fromImage(poly[j]).Sub(p)
 				inside = inside && dot(q, d1) <= r && dot(q, d2) >= -r
 			}
