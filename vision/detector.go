@@ -162,6 +162,7 @@ type zone struct {
 	// crops to the model's verdict.
 	cropper  *classify.Cropper
 	crops    []gocv.Mat
+	twins    []gocv.Mat // second crops at guessed corners (confirmGuessed)
 	cropDiff gocv.Mat
 	reads    []read
 	batch    []gocv.Mat // crops for the model, z.crops' own
@@ -383,13 +384,13 @@ func (z *zone) close() {
 		c.crop.Close()
 	}
 	z.cache = nil
-	for _, m := range append([]*gocv.Mat{&z.grown, &z.mask, &z.skin, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops)...) {
+	for _, m := range slices.Concat([]*gocv.Mat{&z.grown, &z.mask, &z.skin, &z.skinBG, &z.filled, &z.cropDiff}, matPtrs(z.crops), matPtrs(z.twins)) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
 		}
 	}
-	z.crops = nil
+	z.crops, z.twins = nil, nil
 	if z.cropper != nil {
 		z.cropper.Close()
 		z.cropper = nil
@@ -506,7 +507,9 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	}
 	for _, z := range toRead {
 		before := z.obs
-		d.finishZone(z, res[:len(z.batch)])
+		if err := d.finishZone(frame, z, res[:len(z.batch)]); err != nil {
+			return Frame{}, err
+		}
 		res = res[len(z.batch):]
 		if z.read {
 			z.obs = d.keepCovered(z, before)

@@ -100,7 +100,8 @@ func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r fl
 
 // guessedConfidence caps the confidence of a reading at a guessed corner,
 // below Confident: where the same card shows a corner its edges place, that
-// reading stands; where none does, the card is there, for review.
+// reading stands; where none does, the card is there, for review, unless
+// a second crop confirms the reading (confirmGuessed).
 const guessedConfidence = 0.7
 
 // indexInsetMM is how far before its first ink a card's corner is looked

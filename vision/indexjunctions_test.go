@@ -169,6 +169,94 @@ func TestGuessedReadingNeverSure(t *testing.T) {
 	}
 }
 
+// TestConfirmGuessed checks the second crop at a guessed corner: only a
+// reading of a card at Confident or more is read again, and only where
+// the second crop reads the same card at Confident or more is the reading
+// let past the cap, as sure as the less sure of the two. The camera looks
+// straight down at 2 px/mm; the guessed corner lies at (40, 30) mm.
+func TestConfirmGuessed(t *testing.T) {
+	ks, kc := cards.Card{Rank: cards.King, Suit: cards.Spades}, cards.Card{Rank: cards.King, Suit: cards.Clubs}
+	tab := &calibration.Table{
+		ImageWidth: 400, ImageHeight: 300,
+		Dealer: calibration.Zone{Polygon: []calibration.Point{{X: 10, Y: 10}, {X: 190, Y: 10}, {X: 190, Y: 140}, {X: 10, Y: 140}}},
+	}
+	var pts []calibration.Correspondence
+	for _, p := range []calibration.Point{{X: 0, Y: 0}, {X: 200, Y: 0}, {X: 200, Y: 150}, {X: 0, Y: 150}} {
+		pts = append(pts, calibration.Correspondence{Table: p, X: 2 * p.X, Y: 2 * p.Y})
+	}
+	cal, err := calibration.FromCorrespondences(tab, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(200, 200, 200, 0), 300, 400, gocv.MatTypeCV8UC3)
+	defer frame.Close()
+	guessed := corner{P: pt(40, 30), U: pt(1, 0), V: pt(0, 1), Guessed: true}
+	edged := corner{P: pt(40, 30), U: pt(1, 0), V: pt(0, 1)}
+	tests := []struct {
+		name       string
+		at         corner
+		first      classify.Result
+		second     classify.Result
+		wantCrops  int // second crops read
+		wantConf   float64
+		wantSecond bool // confirmed, in the reading and in the cache
+	}{
+		{"the same card, surely", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.9}, 1, 0.9, true},
+		{"another suit", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: kc, Confidence: 0.95}, 1, guessedConfidence, false},
+		{"the same card, unsure", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.6}, 1, guessedConfidence, false},
+		{"an unsure first reading", guessed, classify.Result{Card: ks, Confidence: 0.6}, classify.Result{Card: ks, Confidence: 0.99}, 0, 0.6, false},
+		{"none", guessed, classify.Result{Confidence: 0.99}, classify.Result{Card: ks, Confidence: 0.99}, 0, guessedConfidence, false},
+		{"a corner its edges place", edged, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: kc, Confidence: 0.99}, 0, 0.97, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reader := &fixedReader{res: tc.second}
+			d, err := NewDetector(cal, reader, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if len(d.zones) != 1 {
+				t.Fatalf("%d zones, want the dealer's", len(d.zones))
+			}
+			z := d.zones[0]
+			crop := gocv.NewMatWithSize(72, 40, gocv.MatTypeCV8UC3)
+			defer crop.Close()
+			z.reads, z.batch, z.pending = []read{{at: tc.at}}, []gocv.Mat{crop}, []int{0}
+			if err := d.finishZone(frame, z, []classify.Result{tc.first}); err != nil {
+				t.Fatal(err)
+			}
+			rd := z.reads[0]
+			if reader.crops != tc.wantCrops {
+				t.Errorf("%d second crops read, want %d", reader.crops, tc.wantCrops)
+			}
+			if rd.res.Confidence != tc.wantConf || rd.confirmed != tc.wantSecond {
+				t.Errorf("read at %.2f, confirmed %v; want %.2f, %v", rd.res.Confidence, rd.confirmed, tc.wantConf, tc.wantSecond)
+			}
+			if tc.first.Confidence >= cacheConfidence {
+				if len(z.cache) != 1 || z.cache[0].confirmed != tc.wantSecond {
+					t.Errorf("cache %+v, want one reading, confirmed %v", z.cache, tc.wantSecond)
+				}
+			}
+		})
+	}
+}
+
+// fixedReader answers res for every crop, and counts the crops.
+type fixedReader struct {
+	res   classify.Result
+	crops int
+}
+
+func (f *fixedReader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
+	f.crops += len(crops)
+	out := make([]classify.Result, len(crops))
+	for i := range out {
+		out[i] = f.res
+	}
+	return out, nil
+}
+
 // readAt is the reading res at corner c, as finishZone sets it.
 func readAt(c corner, card cards.Card, conf float64) read {
 	rd := read{at: c}

@@ -29,8 +29,10 @@ type Reading struct {
 	// capped (Options.CoveredConfidence) when it becomes an observation.
 	Capped bool
 	// Guessed: the corner was placed from its index's ink, as no edges
-	// showed it, and its Result's confidence is capped below Confident.
-	Guessed bool
+	// showed it, and its Result's confidence is capped below Confident,
+	// unless Confirmed: a second crop, cut a little further along the
+	// card's edge, read the same card surely.
+	Guessed, Confirmed bool
 }
 
 // Readings returns the corners read in the zones the last Detect read
@@ -40,14 +42,15 @@ func (d *Detector) Readings() []Reading {
 	for _, z := range d.lastRead {
 		for _, rd := range z.reads {
 			out = append(out, Reading{
-				Zone:    z.name,
-				Corner:  rd.at.P,
-				Angle:   math.Atan2(rd.at.U.Y, rd.at.U.X) * 180 / math.Pi,
-				Crop:    rd.frame,
-				Result:  rd.res,
-				Cached:  rd.cached,
-				Capped:  rd.capped,
-				Guessed: rd.at.Guessed,
+				Zone:      z.name,
+				Corner:    rd.at.P,
+				Angle:     math.Atan2(rd.at.U.Y, rd.at.U.X) * 180 / math.Pi,
+				Crop:      rd.frame,
+				Result:    rd.res,
+				Cached:    rd.cached,
+				Capped:    rd.capped,
+				Guessed:   rd.at.Guessed,
+				Confirmed: rd.confirmed,
 			})
 		}
 	}

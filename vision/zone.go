@@ -46,12 +46,15 @@ type read struct {
 	frame  classify.Frame // where its crop was cut in the image
 	capped bool           // the dealer's hand was near
 	cached bool           // res is an earlier frame's: the crop looked the same
+	// confirmed: the corner is guessed, and a second crop read the same
+	// card surely (confirmGuessed).
+	confirmed bool
 }
 
 // setResult sets the reading of the corner's crop, capped at a guessed
-// corner (guessedConfidence).
+// corner no second crop confirmed (guessedConfidence).
 func (rd *read) setResult(res classify.Result) {
-	if rd.at.Guessed {
+	if rd.at.Guessed && !rd.confirmed {
 		res.Confidence = math.Min(res.Confidence, guessedConfidence)
 	}
 	rd.res = res
@@ -246,6 +249,7 @@ func (d *Detector) cutCrops(frame gocv.Mat, z *zone, at []corner, frames []class
 		// Most corners in a changed zone are of cards that were there
 		// before: a crop that looks as it did keeps its reading.
 		if k, ok := z.cached(tc, crop, used); ok {
+			rd.confirmed = z.cache[k].confirmed
 			rd.setResult(z.cache[k].res)
 			rd.cached = true
 			used[k] = true
@@ -275,16 +279,89 @@ func (z *zone) keepCache(used []bool) {
 	z.cache = kept
 }
 
-// finishZone takes the model's verdicts on the zone's batch and turns its
-// readings into observations.
-func (d *Detector) finishZone(z *zone, res []classify.Result) {
+// finishZone takes the model's verdicts on the zone's batch, has the sure
+// readings at guessed corners confirmed, and turns the zone's readings
+// into observations. frame is the frame the crops were cut from.
+func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) error {
+	inCache := make([]int, len(res)) // each verdict's entry in z.cache, or -1
 	for i := range res {
 		z.reads[z.pending[i]].setResult(res[i])
+		inCache[i] = -1
 		if res[i].Confidence >= cacheConfidence {
+			inCache[i] = len(z.cache)
 			z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
 		}
 	}
+	if err := d.confirmGuessed(frame, z, res, inCache); err != nil {
+		return err
+	}
 	z.obs = d.observe(z.reads, z.shapes, func(p calibration.Point) bool { return d.onPaper(z, p) })
+	return nil
+}
+
+// confirmShiftMM is how far along its top edge from a guessed corner the
+// second crop that confirms its reading is cut: a corner guessed from the
+// index's first ink may lie a couple of millimetres off the card's, and a
+// crop cut off a corner can lose part of the suit and read the suit
+// wrong. Two crops 1.5 mm apart that read the same card surely show
+// the index whole.
+const confirmShiftMM = 1.5
+
+// confirmGuessed reads a second crop, cut confirmShiftMM further along
+// the top edge, for each guessed corner the model read surely as a card
+// (res, the model's verdicts on z.batch; inCache, where each went in
+// z.cache). Where the second crop reads the same card surely too, the
+// reading is confirmed: it is not capped, but as sure as the less sure
+// of the two crops. Readings kept from the cache keep what was found when
+// they were read. A guessed corner the model reads as a card is rare
+// (most guessed corners lie at pips and read as none), so this costs a
+// crop only now and then.
+func (d *Detector) confirmGuessed(frame gocv.Mat, z *zone, res []classify.Result, inCache []int) error {
+	var which []int // verdicts with a second crop in z.twins
+	for i, r := range res {
+		rd := &z.reads[z.pending[i]]
+		if !rd.at.Guessed || !r.Card.Valid() || r.Confidence < Confident {
+			continue
+		}
+		at := rd.at
+		at.P = at.P.Add(at.U.Scale(confirmShiftMM))
+		f := d.frameAt(at)
+		if f.Validate() != nil {
+			continue
+		}
+		if len(z.twins) == len(which) {
+			z.twins = append(z.twins, gocv.NewMat())
+		}
+		crop := z.twins[len(which)]
+		if err := z.cropper.Cut(frame, f, &crop); err != nil {
+			continue
+		}
+		z.twins[len(which)] = crop
+		which = append(which, i)
+	}
+	for done := 0; done < len(which); {
+		part, err := d.reader.Classify(z.twins[done:min(len(which), done+classify.MaxBatch)])
+		if err != nil {
+			return err
+		}
+		d.stats.Crops += len(part)
+		for k, t := range part {
+			i := which[done+k]
+			r := res[i]
+			if t.Card != r.Card || t.Confidence < Confident {
+				continue
+			}
+			r.Confidence = math.Min(r.Confidence, t.Confidence)
+			rd := &z.reads[z.pending[i]]
+			rd.confirmed = true
+			rd.setResult(r)
+			if c := inCache[i]; c >= 0 {
+				z.cache[c].res, z.cache[c].confirmed = r, true
+			}
+		}
+		done += len(part)
+	}
+	return nil
 }
 
 // cacheConfidence is the least confidence of a reading that a crop looking
@@ -293,11 +370,13 @@ func (d *Detector) finishZone(z *zone, res []classify.Result) {
 // look the same by its mean and still show the index better.
 const cacheConfidence = 0.75
 
-// cachedRead is a corner read earlier, with the crop it was read from.
+// cachedRead is a corner read earlier, with the crop it was read from;
+// confirmed as read.confirmed.
 type cachedRead struct {
-	at   corner
-	crop gocv.Mat
-	res  classify.Result
+	at        corner
+	crop      gocv.Mat
+	res       classify.Result
+	confirmed bool
 }
 
 // cached finds an earlier reading of the same corner whose crop looks the

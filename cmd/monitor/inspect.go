@@ -116,6 +116,9 @@ func (in *inspector) frame(mat gocv.Mat, at driver.At, obs vision.Frame) error {
 		}
 		if r.Guessed {
 			line += ", a corner placed from its index alone"
+			if r.Confirmed {
+				line += ", confirmed by a second crop"
+			}
 		}
 		if in.crops != "" {
 			name, err := in.writeCrop(at.Pipeline, mat, index, r)
