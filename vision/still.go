@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"gocv.io/x/gocv"
 
@@ -46,7 +47,9 @@ const maxScaleTries = 4
 // scale pxPerMM (at the picture's centre) when that is positive, or else
 // at each of the likeliest scales their edges suggest, keeping the scale
 // at which the most cards read confidently at both their index corners
-// (stillScore), or else the most cards read confidently. Either way the whole picture
+// (stillScore), or else the most cards read confidently; where those
+// cards' corners say that scale is off (diagonalRatio), the picture is
+// read again at theirs. Either way the whole picture
 // is read as one zone, with the detector the monitor runs on video, at
 // once (nothing needs to settle in a still).
 func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerMM float64) (Still, error) {
@@ -60,7 +63,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if cal.Table.ImageWidth != img.Cols() || cal.Table.ImageHeight != img.Rows() {
 			return Still{}, fmt.Errorf("vision: the picture is %dx%d, the calibration's camera %dx%d", img.Cols(), img.Rows(), cal.Table.ImageWidth, cal.Table.ImageHeight)
 		}
-		cs, _, err := readWhole(img, cal, reader)
+		cs, _, _, err := readWhole(img, cal, reader)
 		return Still{Cards: cs, Cal: cal}, err
 	}
 	p, err := FindPlane(img)
@@ -78,6 +81,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	}
 	var best Still
 	bestScore := stillScore{paired: -1}
+	bestDiag := 0.0 // the cards' measure of the best scale (diagonalRatio)
 	for _, px := range scales {
 		if px < 0.5 || px > 8 {
 			continue // no card index can be read, or the detector cannot rectify that finely
@@ -86,20 +90,52 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if err != nil {
 			return Still{}, err
 		}
-		cs, paired, err := readWhole(img, c, reader)
+		cs, paired, diag, err := readWhole(img, c, reader)
 		if err != nil {
 			return Still{}, err
 		}
 		if sc := (stillScore{paired, readScore(cs)}); sc.better(bestScore) {
 			best, bestScore = Still{Cards: cs, Cal: c, Plane: p.Fit}, sc
 			best.Plane.PxPerMM = px
+			bestDiag = diag
 		}
 	}
 	if best.Cal == nil {
 		return Still{}, errNoScale
 	}
+	if pxPerMM > 0 || bestDiag == 0 {
+		return best, nil
+	}
+	// The edges' scale can be some 10% off, as a card's edges are cut
+	// short by its rounded corners and by the cards over it; at that scale
+	// a card's two index corners still agree on its centre, but its body
+	// reaches past its paper. The cards read at both index corners
+	// measure the scale: read again at theirs, unless that reads worse.
+	px := best.Plane.PxPerMM * bestDiag
+	if math.Abs(bestDiag-1) < minScaleFix || px < minStillPxPerMM || px > maxStillPxPerMM {
+		return best, nil
+	}
+	c, err := p.Calibration(px)
+	if err != nil {
+		return Still{}, err
+	}
+	cs, paired, _, err := readWhole(img, c, reader)
+	if err != nil {
+		return Still{}, err
+	}
+	if bestScore.better(stillScore{paired, readScore(cs)}) {
+		return best, nil
+	}
+	best = Still{Cards: cs, Cal: c, Plane: p.Fit}
+	best.Plane.PxPerMM = px
 	return best, nil
 }
+
+// minScaleFix is how far off, as a share, the scale a still's cards
+// measure (diagonalRatio) must say the chosen one is for the still to be
+// read again at theirs: some 3%, a millimetre and a half along a card's
+// half length.
+const minScaleFix = 0.03
 
 // stillScore is how well a scale reads a still: first the cards read
 // confidently at two index corners that agree on where the card lies,
@@ -136,11 +172,11 @@ func readScore(cs []Observation) float64 {
 
 // readWhole reads every card of img, calibrated as cal, as one zone, and
 // counts the cards read confidently at two index corners that agree
-// (pairedCards).
-func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, int, error) {
+// (pairedCards), and how far apart those corners lie (diagonalRatio).
+func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, int, float64, error) {
 	whole, err := wholeView(cal)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	opts := DefaultOptions()
 	opts.MarginMM, opts.SettleFrames, opts.MaxWaitFrames = 10, 0, 1
@@ -154,11 +190,44 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 	}
 	d, err := NewDetector(whole, reader, opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer d.Close()
 	f, err := d.Detect(img, 0, 0)
-	return f.Cards, d.pairedCards(), err
+	var reads []read
+	for _, z := range d.lastRead {
+		reads = append(reads, z.reads...)
+	}
+	return f.Cards, d.pairedCards(), diagonalRatio(reads), err
+}
+
+// diagonalRatio measures the scale a still was read at by its cards: the
+// median, over the cards read confidently at both their index corners
+// (opposite corners, 180° apart), of the distance between those corners
+// over a card's diagonal. 1 says the scale is right; 0.9 that the picture
+// holds 0.9 times the pixels a mm it was read at. It is 0 with fewer than
+// two such cards.
+func diagonalRatio(reads []read) float64 {
+	diag := math.Hypot(cardW, cardH)
+	var rs []float64
+	for i, a := range reads {
+		if !a.res.Card.Valid() || a.res.Confidence < Confident {
+			continue
+		}
+		for _, b := range reads[i+1:] {
+			if b.res.Card != a.res.Card || b.res.Confidence < Confident || dot(a.at.U, b.at.U) > -0.95 {
+				continue
+			}
+			if r := a.at.P.Sub(b.at.P).Len() / diag; r > 0.75 && r < 1.3 {
+				rs = append(rs, r)
+			}
+		}
+	}
+	if len(rs) < 2 {
+		return 0
+	}
+	slices.Sort(rs)
+	return rs[len(rs)/2]
 }
 
 // pairedCards counts the cards the zones read in the last frame read
