@@ -150,15 +150,7 @@ func TestSkewedCornerSquared(t *testing.T) {
 	// left edge runs straight up to 12 mm below the top, where the notch
 	// slants in by 3 mm to meet the top edge (14° off the edge).
 	poly := []image.Point{{20, 20 + 24}, {26, 20}, {146, 20}, {146, 196}, {20, 196}}
-	var got *corner
-	for _, c := range findCorners(poly, 7*r, 14*r, 25) {
-		if c.P.Sub(pt(20, 20)).Len() < 8 {
-			got = &c
-		}
-	}
-	if got == nil {
-		t.Fatalf("top-left corner not found in %+v", findCorners(poly, 7*r, 14*r, 25))
-	}
+	got := cornerNear(t, poly, r, pt(20, 20), 8)
 	if got.P.Sub(pt(20, 20)).Len() > 0.5 {
 		t.Errorf("corner at %.1f, want 20,20: the card's edge past the notch", got.P)
 	}
@@ -187,15 +179,7 @@ func TestBentEdge(t *testing.T) {
 	const r = 2.0 // px a mm
 	// A card 63×88 mm from (10,10) mm, traced clockwise on the screen.
 	poly := []image.Point{{20, 20}, {144, 20}, {146, 36}, {146, 196}, {20, 196}}
-	var got *corner
-	for _, c := range findCorners(poly, 7*r, 14*r, 25) {
-		if c.P.Sub(pt(145, 20)).Len() < 4 {
-			got = &c
-		}
-	}
-	if got == nil {
-		t.Fatalf("top-right corner not found in %+v", findCorners(poly, 7*r, 14*r, 25))
-	}
+	got := cornerNear(t, poly, r, pt(145, 20), 4)
 	// The right edge runs down (0,1) from the corner, within a degree.
 	side := got.U
 	if math.Abs(side.Y) < math.Abs(side.X) {
@@ -204,6 +188,21 @@ func TestBentEdge(t *testing.T) {
 	if side.Y < 0.99985 {
 		t.Errorf("the right edge leaves the corner along %v, want (0,1) within 1°", side)
 	}
+}
+
+// cornerNear returns the corner findCorners finds on poly (r pixels a
+// mm, as prepareZone calls it) within lim pixels of p, and fails the test
+// where there is none.
+func cornerNear(t *testing.T, poly []image.Point, r float64, p calibration.Point, lim float64) corner {
+	t.Helper()
+	found := findCorners(poly, 7*r, 14*r, 25)
+	for _, c := range found {
+		if c.P.Sub(p).Len() < lim {
+			return c
+		}
+	}
+	t.Fatalf("no corner found near %v in %+v", p, found)
+	return corner{}
 }
 
 // TestBackPartner checks which corners could take part in a back: only

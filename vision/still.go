@@ -79,6 +79,20 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	if pxPerMM > 0 {
 		scales = []float64{pxPerMM}
 	}
+	// atScale reads the still on the plane at px pixels a mm.
+	atScale := func(px float64) (Still, stillScore, float64, error) {
+		c, err := p.Calibration(px)
+		if err != nil {
+			return Still{}, stillScore{}, 0, err
+		}
+		cs, paired, diag, err := readWhole(img, c, reader)
+		if err != nil {
+			return Still{}, stillScore{}, 0, err
+		}
+		st := Still{Cards: cs, Cal: c, Plane: p.Fit}
+		st.Plane.PxPerMM = px
+		return st, stillScore{paired, readScore(cs)}, diag, nil
+	}
 	var best Still
 	bestScore := stillScore{paired: -1}
 	bestDiag := 0.0 // the cards' measure of the best scale (diagonalRatio)
@@ -86,18 +100,12 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if px < 0.5 || px > 8 {
 			continue // no card index can be read, or the detector cannot rectify that finely
 		}
-		c, err := p.Calibration(px)
+		st, sc, diag, err := atScale(px)
 		if err != nil {
 			return Still{}, err
 		}
-		cs, paired, diag, err := readWhole(img, c, reader)
-		if err != nil {
-			return Still{}, err
-		}
-		if sc := (stillScore{paired, readScore(cs)}); sc.better(bestScore) {
-			best, bestScore = Still{Cards: cs, Cal: c, Plane: p.Fit}, sc
-			best.Plane.PxPerMM = px
-			bestDiag = diag
+		if sc.better(bestScore) {
+			best, bestScore, bestDiag = st, sc, diag
 		}
 	}
 	if best.Cal == nil {
@@ -115,20 +123,14 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	if math.Abs(bestDiag-1) < minScaleFix || px < minStillPxPerMM || px > maxStillPxPerMM {
 		return best, nil
 	}
-	c, err := p.Calibration(px)
+	st, sc, _, err := atScale(px)
 	if err != nil {
 		return Still{}, err
 	}
-	cs, paired, _, err := readWhole(img, c, reader)
-	if err != nil {
-		return Still{}, err
-	}
-	if bestScore.better(stillScore{paired, readScore(cs)}) {
+	if bestScore.better(sc) {
 		return best, nil
 	}
-	best = Still{Cards: cs, Cal: c, Plane: p.Fit}
-	best.Plane.PxPerMM = px
-	return best, nil
+	return st, nil
 }
 
 // minScaleFix is how far off, as a share, the scale a still's cards
