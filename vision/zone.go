@@ -283,17 +283,18 @@ func (z *zone) keepCache(used []bool) {
 // readings at guessed corners confirmed, and turns the zone's readings
 // into observations. frame is the frame the crops were cut from.
 func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) error {
-	inCache := make([]int, len(res)) // each verdict's entry in z.cache, or -1
 	for i := range res {
 		z.reads[z.pending[i]].setResult(res[i])
-		inCache[i] = -1
-		if res[i].Confidence >= cacheConfidence {
-			inCache[i] = len(z.cache)
-			z.cache = append(z.cache, cachedRead{at: z.reads[z.pending[i]].at, crop: z.batch[i].Clone(), res: res[i]})
-		}
 	}
-	if err := d.confirmGuessed(frame, z, res, inCache); err != nil {
+	if err := d.confirmGuessed(frame, z, res); err != nil {
 		return err
+	}
+	// A crop that looks the same later keeps the reading as it stands,
+	// confirmed or capped.
+	for i := range res {
+		if rd := z.reads[z.pending[i]]; res[i].Confidence >= cacheConfidence {
+			z.cache = append(z.cache, cachedRead{at: rd.at, crop: z.batch[i].Clone(), res: rd.res, confirmed: rd.confirmed})
+		}
 	}
 	z.obs = d.observe(z.reads, z.shapes, func(p calibration.Point) bool { return d.onPaper(z, p) })
 	return nil
@@ -309,14 +310,13 @@ const confirmShiftMM = 1.5
 
 // confirmGuessed reads a second crop, cut confirmShiftMM further along
 // the top edge, for each guessed corner the model read surely as a card
-// (res, the model's verdicts on z.batch; inCache, where each went in
-// z.cache). Where the second crop reads the same card surely too, the
-// reading is confirmed: it is not capped, but as sure as the less sure
-// of the two crops. Readings kept from the cache keep what was found when
-// they were read. A guessed corner the model reads as a card is rare
+// (res, the model's verdicts on z.batch). Where the second crop reads
+// the same card surely too, the reading is confirmed: it is not capped,
+// but as sure as the less sure of the two crops. Readings kept from the
+// cache keep what was found when they were read. A guessed corner the model reads as a card is rare
 // (most guessed corners lie at pips and read as none), so this costs a
 // crop only now and then.
-func (d *Detector) confirmGuessed(frame gocv.Mat, z *zone, res []classify.Result, inCache []int) error {
+func (d *Detector) confirmGuessed(frame gocv.Mat, z *zone, res []classify.Result) error {
 	var which []int // verdicts with a second crop in z.twins
 	for i, r := range res {
 		rd := &z.reads[z.pending[i]]
@@ -355,9 +355,6 @@ func (d *Detector) confirmGuessed(frame gocv.Mat, z *zone, res []classify.Result
 			rd := &z.reads[z.pending[i]]
 			rd.confirmed = true
 			rd.setResult(r)
-			if c := inCache[i]; c >= 0 {
-				z.cache[c].res, z.cache[c].confirmed = r, true
-			}
 		}
 		done += len(part)
 	}
