@@ -40,7 +40,8 @@ type Font struct {
 	Name string
 	// Path is the font file.
 	Path string
-	// Suits reports whether the font also draws the four suit symbols.
+	// Suits reports whether the font also draws the four suit symbols,
+	// each in its own suit's shape (suitsLookRight).
 	Suits bool
 
 	// stroke is the width of the font's strokes in pixels at glyphEm,
@@ -142,11 +143,18 @@ func ParseFont(name string, src []byte) (*Font, error) {
 		}
 	}
 	out := &Font{Name: name, f: f, Suits: true, masks: map[maskKey]*image.Alpha{}}
-	for _, c := range suitRunes {
+	var glyphs [4]*image.Alpha
+	for k, c := range suitRunes {
 		if i, err := f.GlyphIndex(&buf, c); err != nil || i == 0 {
 			out.Suits = false
+			break
+		}
+		if glyphs[k], err = out.mask(string(c), 0); err != nil {
+			out.Suits = false
+			break
 		}
 	}
+	out.Suits = out.Suits && suitsLookRight(glyphs)
 	// A font whose digits are drawn but empty (some symbol fonts map
 	// every code point to a blank glyph) prints nothing.
 	m, err := out.mask("8", 0)
@@ -273,4 +281,70 @@ func morph(m *image.Alpha, k int) *image.Alpha {
 		}
 	}
 	return out
+}
+
+// suitsLookRight reports whether a font's suit glyphs, in cards.Suits
+// order, are the suits they stand for. Some fonts draw one suit at
+// another's code point (FreeSerifBold of fonts-freefont-ttf 20120503
+// draws a club at U+2660, the spade, and a spade at U+2663): a design
+// printing those glyphs would label every club a spade. The suits that
+// share a colour are told apart as a pair, spade from club and heart from
+// diamond: the glyphs fit the drawn pips better in their own order than
+// swapped.
+func suitsLookRight(glyphs [4]*image.Alpha) bool {
+	const n = 24 // cells a side of the grid the shapes are compared on
+	ref := pipSet{heartDip: 0.18, heartTip: 1.02, diamondIn: 0.08, stemWidth: 0.4, stemHeight: 0.24, clubLobe: 0.265}
+	var cells, pips [4][]bool
+	for s, g := range glyphs {
+		if g == nil {
+			return false
+		}
+		if _, ok := inkBounds(g); !ok {
+			return false
+		}
+		cells[s] = inkGrid(g, n)
+		pips[s] = inkGrid(ref.draw(s, 4*n, 4*n), n)
+	}
+	for _, pair := range [][2]int{{0, 3}, {1, 2}} { // spade, club; heart, diamond
+		a, b := pair[0], pair[1]
+		if overlap(cells[a], pips[a])+overlap(cells[b], pips[b]) <= overlap(cells[a], pips[b])+overlap(cells[b], pips[a]) {
+			return false
+		}
+	}
+	return true
+}
+
+// inkGrid samples m's ink box on an n×n grid: true where the ink is at
+// least half opaque.
+func inkGrid(m *image.Alpha, n int) []bool {
+	b, ok := inkBounds(m)
+	if !ok {
+		return make([]bool, n*n)
+	}
+	out := make([]bool, n*n)
+	for y := range n {
+		for x := range n {
+			sx := b.Min.X + (2*x+1)*b.Dx()/(2*n)
+			sy := b.Min.Y + (2*y+1)*b.Dy()/(2*n)
+			out[y*n+x] = m.AlphaAt(sx, sy).A >= 128
+		}
+	}
+	return out
+}
+
+// overlap is the intersection over union of two ink grids.
+func overlap(a, b []bool) float64 {
+	both, either := 0, 0
+	for i := range a {
+		if a[i] && b[i] {
+			both++
+		}
+		if a[i] || b[i] {
+			either++
+		}
+	}
+	if either == 0 {
+		return 0
+	}
+	return float64(both) / float64(either)
 }
