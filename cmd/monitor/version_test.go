@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -59,7 +60,16 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("monitor version: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"monitor ", "commit ", "model cardindex.onnx, created 2026-11-29, sha256 dba96ccef5d1"} {
+	// The model line names what the model's metadata file says of it.
+	meta, err := os.ReadFile(strings.TrimSuffix(model, ".onnx") + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Created, SHA256 string }
+	if err := json.Unmarshal(meta, &m); err != nil || len(m.SHA256) < 12 || m.Created == "" {
+		t.Fatalf("%s: created %q, sha256 %q (%v)", model, m.Created, m.SHA256, err)
+	}
+	for _, want := range []string{"monitor ", "commit ", "model cardindex.onnx, created " + m.Created + ", sha256 " + m.SHA256[:12] + " "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("monitor version printed\n%s\nwant %q in it", stdout, want)
 		}
