@@ -60,8 +60,9 @@ func main() {
 	wide := flag.Bool("wide", false, "with -restyle, the wide recipe: larger changes of index size and aspect, and slanted print (restyle.go)")
 	proc := flag.Float64("proc", 0, "share of crops whose card is a procedural design (procedural.go); 0 draws as the earlier recipes did")
 	fx := flag.Float64("camfx", 0, "probability of each of the still camera's faults of package camfx (motion blur, a soft shadow, a bent card; camfx.go); 0 draws as the earlier recipes did")
+	cover := flag.Float64("cover", 0, "probability that the next card of a hand lies over part of a card's index (coverPlace); 0 draws as the earlier recipes did")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx}); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx, *cover}); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -72,6 +73,7 @@ type recipe struct {
 	wide    bool    // the wide restyle recipe
 	proc    float64 // share of procedural designs (procedural.go)
 	camfx   float64 // probability of each camfx fault (camfx.go)
+	cover   float64 // probability of the next card over the index (coverPlace)
 }
 
 func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
@@ -132,6 +134,8 @@ func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
 		"restyle":        rc.restyle,
 		"wide":           rc.wide,
 		"proc":           rc.proc,
+		"camfx":          rc.camfx,
+		"cover":          rc.cover,
 		"generated":      time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(meta, "", "  ")

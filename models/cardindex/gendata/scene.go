@@ -103,12 +103,15 @@ type scene struct {
 	// camfx is the probability of each of camfx's faults (camfx.go); 0
 	// keeps the earlier recipes' draws.
 	camfx float64
+	// cover is the probability that the next card lies over part of the
+	// main card's index (coverPlace); 0 keeps the earlier recipes' draws.
+	cover float64
 }
 
 func newScene(g *generator, rc recipe, sts []cardface.Style) *scene {
 	return &scene{g: g, cropper: classify.NewCropper(), small: gocv.NewMat(), layer: gocv.NewMat(),
 		tmp: gocv.NewMat(), crop: gocv.NewMat(), m: gocv.NewMat(), styled: gocv.NewMat(), stmp: gocv.NewMat(),
-		restyle: rc.restyle, wide: rc.wide, proc: rc.proc, styles: sts, procMain: gocv.NewMat(), procOther: gocv.NewMat(), camfx: rc.camfx}
+		restyle: rc.restyle, wide: rc.wide, proc: rc.proc, styles: sts, procMain: gocv.NewMat(), procOther: gocv.NewMat(), camfx: rc.camfx, cover: rc.cover}
 }
 
 func (s *scene) Close() {
@@ -286,8 +289,9 @@ func (s *scene) restyled(r *rand.Rand, m *drawn, out *sample) error {
 }
 
 // lay puts the hand on the canvas: the card dealt before the main one,
-// under it; the main card; the next card, clear of its index; and now
-// and then a chip at the crop's far end.
+// under it; the main card; the next card, clear of its index or, with
+// probability cover, over part of it; and now and then a chip at the
+// crop's far end.
 func (s *scene) lay(r *rand.Rand, m drawn, class int, canvas *gocv.Mat, qToCanvas affine, px float64) error {
 	if m.face.Ptr() != nil && r.Float64() < 0.35 {
 		if err := s.drawRandomCard(r, canvas, rigid(Vec{-uni(r, 8, 30), uni(r, -15, 10)}, uni(r, -0.15, 0.15)), qToCanvas, px); err != nil {
@@ -299,7 +303,11 @@ func (s *scene) lay(r *rand.Rand, m drawn, class int, canvas *gocv.Mat, qToCanva
 			return err
 		}
 	}
-	if r.Float64() < 0.5 {
+	if s.cover > 0 && class < classNone && r.Float64() < s.cover {
+		if err := s.drawRandomCard(r, canvas, coverPlace(r, m.ext), qToCanvas, px); err != nil {
+			return err
+		}
+	} else if r.Float64() < 0.5 {
 		if place, ok := nextCardPlace(r, m.ext); ok {
 			if err := s.drawRandomCard(r, canvas, place, qToCanvas, px); err != nil {
 				return err
@@ -370,6 +378,20 @@ func nextCardPlace(r *rand.Rand, ext Vec) (affine, bool) {
 		}
 	}
 	return affine{}, false
+}
+
+// coverPlace puts the next card of a tightly fanned hand over part of the
+// index whose extent is ext: its top edge across the pip, below the
+// rank's top third, or its left edge across the index's outer half. The
+// crop keeps the main card's label: where the pip is hidden, the same
+// picture is labelled with either suit of its colour, and a model learns
+// to leave the suit open there, as a rank half hidden leaves the rank.
+func coverPlace(r *rand.Rand, ext Vec) affine {
+	theta := uni(r, -0.08, 0.08)
+	if r.Float64() < 0.6 {
+		return rigid(Vec{uni(r, -10, ext.X/2-2), uni(r, ext.Y*0.4, ext.Y-3)}, theta)
+	}
+	return rigid(Vec{uni(r, ext.X*0.5, ext.X-4), uni(r, -12, 0)}, theta)
 }
 
 // drawRandomCard draws a random face of a training deck (or a back) with
