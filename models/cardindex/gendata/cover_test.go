@@ -1,17 +1,9 @@
 package main
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
-
-// onCard reports whether q-space point p lies under a card laid at place.
-func onCard(place affine, p Vec) bool {
-	inv := rigid(Vec{}, -math.Atan2(place[3], place[0]))
-	m := inv.apply(Vec{p.X - place[2], p.Y - place[5]})
-	return m.X >= 0 && m.X <= cardW && m.Y >= 0 && m.Y <= cardH
-}
 
 // TestCoverPlace: the next card laid over an index covers part of it, the
 // pip's foot or the index's outer side, and never the corner where the
@@ -21,10 +13,10 @@ func TestCoverPlace(t *testing.T) {
 	for _, ext := range []Vec{{12, 25}, {18, 36}} {
 		for range 2000 {
 			place := coverPlace(r, ext)
-			if onCard(place, Vec{1, 1}) || onCard(place, Vec{2, 3}) {
+			if underCard(place, Vec{1, 1}) || underCard(place, Vec{2, 3}) {
 				t.Fatalf("extent %v: a card at %v covers the corner of the rank", ext, place)
 			}
-			if !onCard(place, Vec{ext.X / 2, ext.Y - 1}) && !onCard(place, Vec{ext.X - 1, ext.Y / 2}) {
+			if !underCard(place, Vec{ext.X / 2, ext.Y - 1}) && !underCard(place, Vec{ext.X - 1, ext.Y / 2}) {
 				t.Fatalf("extent %v: a card at %v covers none of the index", ext, place)
 			}
 		}

@@ -365,19 +365,23 @@ func nextCardPlace(r *rand.Rand, ext Vec) (affine, bool) {
 			t = Vec{uni(r, -20, 12), uni(r, ext.Y+0.5, classify.CropHeightMM+2)}
 		}
 		place := rigid(t, uni(r, -0.2, 0.2))
-		inv := rigid(Vec{}, -math.Atan2(place[3], place[0]))
 		covers := false
 		for _, p := range []Vec{{-1, -1}, {ext.X, -1}, {-1, ext.Y}, {ext.X, ext.Y}, {ext.X, ext.Y / 2}, {ext.X / 2, ext.Y}} {
-			m := inv.apply(Vec{p.X - t.X, p.Y - t.Y})
-			if m.X >= 0 && m.X <= cardW && m.Y >= 0 && m.Y <= cardH {
-				covers = true
-			}
+			covers = covers || underCard(place, p)
 		}
 		if !covers {
 			return place, true
 		}
 	}
 	return affine{}, false
+}
+
+// underCard reports whether q-space point p lies under a card laid at
+// place (a rigid map of its face mm, its top-left corner at the origin).
+func underCard(place affine, p Vec) bool {
+	inv := rigid(Vec{}, -math.Atan2(place[3], place[0]))
+	m := inv.apply(Vec{p.X - place[2], p.Y - place[5]})
+	return m.X >= 0 && m.X <= cardW && m.Y >= 0 && m.Y <= cardH
 }
 
 // coverPlace puts the next card of a tightly fanned hand over part of the
