@@ -296,14 +296,14 @@ func suitsLookRight(glyphs [4]*image.Alpha) bool {
 	ref := pipSet{heartDip: 0.18, heartTip: 1.02, diamondIn: 0.08, stemWidth: 0.4, stemHeight: 0.24, clubLobe: 0.265}
 	var cells, pips [4][]bool
 	for s, g := range glyphs {
+		var ok bool
 		if g == nil {
 			return false
 		}
-		if _, ok := inkBounds(g); !ok {
+		if cells[s], ok = inkGrid(g, n); !ok {
 			return false
 		}
-		cells[s] = inkGrid(g, n)
-		pips[s] = inkGrid(ref.draw(s, 4*n, 4*n), n)
+		pips[s], _ = inkGrid(ref.draw(s, 4*n, 4*n), n)
 	}
 	for _, pair := range [][2]int{{0, 3}, {1, 2}} { // spade, club; heart, diamond
 		a, b := pair[0], pair[1]
@@ -315,11 +315,11 @@ func suitsLookRight(glyphs [4]*image.Alpha) bool {
 }
 
 // inkGrid samples m's ink box on an n×n grid: true where the ink is at
-// least half opaque.
-func inkGrid(m *image.Alpha, n int) []bool {
+// least half opaque. It reports false for a mask with no ink.
+func inkGrid(m *image.Alpha, n int) ([]bool, bool) {
 	b, ok := inkBounds(m)
 	if !ok {
-		return make([]bool, n*n)
+		return nil, false
 	}
 	out := make([]bool, n*n)
 	for y := range n {
@@ -329,7 +329,7 @@ func inkGrid(m *image.Alpha, n int) []bool {
 			out[y*n+x] = m.AlphaAt(sx, sy).A >= 128
 		}
 	}
-	return out
+	return out, true
 }
 
 // overlap is the intersection over union of two ink grids.
