@@ -93,6 +93,58 @@ class Net(nn.Module):
         return self.head(self.features(x))
 
 
+def load_onnx(net, path, sample):
+    """Loads the weights of an exported model (train.py's own ONNX, as the
+    repository ships it) into net, an untrained Net of the same arch, so
+    that a shipped model can be fine-tuned without its checkpoint.
+
+    The export folds each BatchNorm into the convolution before it, so the
+    file holds a weight W and a bias b per convolution. Each BatchNorm is
+    rebuilt from the statistics of W·x over sample (a batch of training
+    crops): running mean μ and variance σ², scale √(σ²+ε), shift μ + b. In
+    eval mode that is exactly W·x + b again; in training mode the batch
+    statistics start close to μ and σ², so the first steps do not undo
+    what the model knows. The caller checks the round trip by comparing
+    predictions."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(path)
+    init = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    pairs = [(mod, bn) for mod, bn in zip(net.features, list(net.features)[1:])
+             if isinstance(mod, nn.Conv2d)]
+    if len(convs) != len(pairs):
+        raise SystemExit(f"{path}: {len(convs)} convolutions, the --arch has {len(pairs)}")
+    with torch.no_grad():
+        for node, (conv, bn) in zip(convs, pairs):
+            w, b = (torch.from_numpy(init[i].copy()) for i in node.input[1:3])
+            if w.shape != conv.weight.shape:
+                raise SystemExit(f"{path}: {node.input[1]} is {tuple(w.shape)}, the --arch wants {tuple(conv.weight.shape)}")
+            conv.weight.copy_(w)
+            bn.reset_running_stats()
+            bn.running_var.fill_(1 - bn.eps)  # BN(y) = y + b until the statistics below are in
+            bn.weight.fill_(1)
+            bn.bias.copy_(b)
+        gemm = next(n for n in m.graph.node if n.op_type == "Gemm")
+        net.head[2].weight.copy_(torch.from_numpy(init[gemm.input[1]].copy()))
+        net.head[2].bias.copy_(torch.from_numpy(init[gemm.input[2]].copy()))
+        stats = {}
+        hooks = [conv.register_forward_hook(
+            lambda mod, inp, out, bn=bn: stats.__setitem__(bn, (out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False))))
+            for conv, bn in pairs]
+        net.eval()
+        net(prep(sample))
+        for h in hooks:
+            h.remove()
+        for _, bn in pairs:
+            mu, var = stats[bn]
+            b = bn.bias.clone()
+            bn.running_mean.copy_(mu)
+            bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.bias.copy_(mu + b)
+
+
 def load(data, split):
     x = np.fromfile(os.path.join(data, f"{split}_x.u8"), np.uint8).reshape(-1, ROWS, COLS, 3)
     y = np.fromfile(os.path.join(data, f"{split}_y.u8"), np.uint8).astype(np.int64)
@@ -192,6 +244,8 @@ def main():
     ap.add_argument("--checkpoint", help="also save the trained weights (state_dict) here")
     ap.add_argument("--init", help="start from these weights (a --checkpoint of the same --arch) "
                                    "instead of random ones")
+    ap.add_argument("--init-onnx", help="start from an exported model of the same --arch "
+                    "(e.g. models/cardindex/cardindex-fast.onnx), for fine-tuning a shipped model")
     ap.add_argument("--arch", choices=["v1", "v2", "v3"], default="v1",
                     help="v1: the careful model's network; v2: the fast model's, 5× cheaper; "
                          "v3: half v2's cost")
@@ -217,6 +271,10 @@ def main():
     if a.init:
         net.load_state_dict(torch.load(a.init))
         print("weights from", a.init, flush=True)
+    if a.init_onnx:
+        sample = xt[torch.randperm(len(xt), generator=torch.Generator().manual_seed(a.seed))[:4096]]
+        load_onnx(net, a.init_onnx, sample)
+        print("weights from", a.init_onnx, flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=5e-4)
     # A one-cycle schedule over wall time rather than steps: the cores are
     # shared, so a step count fitted to the first steps' speed can overrun
