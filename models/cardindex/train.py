@@ -230,7 +230,8 @@ def main():
                     help="gendata folders whose val split to measure (default: each --data); "
                          "the first goes into cardindex.json")
     ap.add_argument("--out", default="models/cardindex")
-    ap.add_argument("--minutes", type=float, default=18)
+    ap.add_argument("--minutes", type=float, default=18,
+                    help="wall time to train; 0 only measures (and exports) the --init or --init-onnx weights")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--none-weight", type=float, default=3.0,
@@ -283,7 +284,7 @@ def main():
     # when the time is up.
     budget = a.minutes * 60
     start = time.time()
-    step, done, epoch = 0, False, 0
+    step, done, epoch = 0, budget <= 0, 0
 
     def lr_at(f):
         if f < 0.15:
