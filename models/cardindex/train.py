@@ -104,8 +104,8 @@ def load_onnx(net, path, sample):
     crops): running mean μ and variance σ², scale √(σ²+ε), shift μ + b. In
     eval mode that is exactly W·x + b again; in training mode the batch
     statistics start close to μ and σ², so the first steps do not undo
-    what the model knows. The caller checks the round trip by comparing
-    predictions."""
+    what the model knows. Needs Debian's python3-onnx
+    (scripts/setup-training)."""
     import onnx
     from onnx import numpy_helper
     m = onnx.load(path)
