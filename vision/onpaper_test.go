@@ -2,6 +2,7 @@ package vision
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"bjmonitor/calibration"
@@ -174,6 +175,57 @@ func TestMergeTurnedReading(t *testing.T) {
 			d := &Detector{zones: []*zone{{obs: []Observation{nine}}, {obs: []Observation{tt.other}}}}
 			if got := d.merge(); len(got) != tt.want {
 				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
+			}
+		})
+	}
+}
+
+// TestObserveBorrowedIndex checks that an index of a card on top, read
+// half turned from a corner that is not that card's, does not put that
+// card where the card beneath lies (dondorf, still seed 1004: the dealer's
+// 3♥ read as the K♣ lying over it, at 0.96; seed 1001: an A♣ read as the
+// J♦ over the 9♣ beside it, at 0.98, by the fast model of 2026-12-02).
+// The geometry is seed 1004's, in the K♣'s frame: its bottom-left index
+// (printed half turned) read from a corner 12 mm along and 5 mm below its
+// bottom edge, whose card would lie over the 3♥.
+func TestObserveBorrowedIndex(t *testing.T) {
+	var pts []calibration.Correspondence
+	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
+		pts = append(pts, calibration.Correspondence{Table: p, X: 500 + p.X, Y: 500 + p.Y})
+	}
+	cal, err := calibration.FromCorrespondences(&calibration.Table{ImageWidth: 1000, ImageHeight: 1000}, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Detector{cal: cal, opts: DefaultOptions()}
+	readAs := func(card string, p, u calibration.Point, conf float64) read {
+		return read{res: classify.Result{Card: cards.MustParse(card), Confidence: conf}, at: corner{P: p, U: u, V: pt(-u.Y, u.X)}}
+	}
+	right, left := pt(1, 0), pt(-1, 0)
+	king := readAs("KC", pt(0, 0), right, 0.98)
+	borrowed := readAs("KC", pt(11.7, 92.9), left, 0.96) // its card's centre: (-19.8, 48.9)
+	beneath := readAs("3H", pt(-51.3, 4.9), right, 0.94)
+	tests := []struct {
+		name  string
+		reads []read
+		want  []string
+	}{
+		{"the card beneath read as the card on top", []read{king, borrowed, beneath}, []string{"KC", "3H"}},
+		{"read less surely than the card beneath", []read{king, readAs("KC", pt(11.7, 92.9), left, 0.9), beneath}, []string{"KC", "3H"}},
+		// Nothing else is read where it would put its card: which of the
+		// two is the card's own place cannot be told.
+		{"nothing read beneath", []read{king, borrowed}, []string{"KC", "KC"}},
+		{"another card read where the card on top lies too", []read{king, borrowed, beneath, readAs("7S", pt(1, 1), right, 0.5)}, []string{"KC", "KC"}},
+		{"two cards alike in a hand", []read{king, readAs("KC", pt(-25, 5), right, 0.97)}, []string{"KC", "KC"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, o := range d.observe(tt.reads, nil, func(calibration.Point) bool { return true }) {
+				got = append(got, o.Card.String())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("read %v, want %v", got, tt.want)
 			}
 		})
 	}

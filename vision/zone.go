@@ -546,17 +546,19 @@ func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(calibr
 }
 
 // faceGroup is the index corners read as one card whose centres agree:
-// n of them, capped if the dealer's hand was near any. conf is the
+// n of them (at), capped if the dealer's hand was near any. conf is the
 // surest reading's.
 type faceGroup struct {
 	face
 	n      int
+	at     []corner
 	capped bool
 }
 
 // faceGroups returns the card faces the index readings show, each once.
 func faceGroups(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
 	faces := groupIndices(reads, onPaper)
+	dropBorrowed(faces)
 	dropSamePlace(faces)
 	dropTurned(faces)
 	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return g.n == 0 })
@@ -575,7 +577,7 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 		if !bodyOnPaper(rd.at, onPaper) {
 			continue
 		}
-		c := rd.at.P.Add(rd.at.U.Scale(cardW / 2)).Add(rd.at.V.Scale(cardH / 2))
+		c := cardCentre(rd.at)
 		var g *faceGroup
 		for _, f := range faces {
 			if f.card == rd.res.Card && f.centre.Sub(c).Len() < sameFaceMM {
@@ -590,10 +592,80 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 			g.centre = g.centre.Scale(float64(g.n)).Add(c).Scale(1 / float64(g.n+1))
 		}
 		g.n++
+		g.at = append(g.at, rd.at)
 		g.conf = math.Max(g.conf, rd.res.Confidence)
 		g.capped = g.capped || rd.capped
 	}
 	return faces
+}
+
+// dropBorrowed empties (n = 0) each group that is another card's index
+// read from a corner that is not that card's. Most decks print the index
+// turned half round at the opposite corner, and many at all four; where a
+// card lies over another, a corner found a little way along its edge (a
+// junction, or the hidden corner of the card beneath) can cut a crop
+// turned half round from the card's own frame that sees one of those
+// indices upright, and reads it surely. Such a reading puts the card on
+// top where the card beneath lies, as surely as the card beneath is read
+// there, and the card on top is read again where it lies. So of two groups
+// of one card lying apart, read from corners a half turn from each other
+// with the index of one inside the other card, the one that shares its
+// place with a reading of another card is the borrowed one, unless the
+// other shares its place too. Two cards alike overlapping like that
+// cannot both show an index.
+func dropBorrowed(faces []*faceGroup) {
+	for _, h := range faces {
+		for _, g := range faces {
+			if h != g && h.n > 0 && g.n > 0 && h.card == g.card && h.centre.Sub(g.centre).Len() >= sameFaceMM &&
+				halfTurnTwins(h.at, g.at) && hasRival(faces, h) && !hasRival(faces, g) {
+				h.n = 0
+			}
+		}
+	}
+}
+
+// halfTurnTwins reports whether a corner of one group and a corner of
+// another point half round from each other, within 25°, with the index
+// of one inside the other's card.
+func halfTurnTwins(as, bs []corner) bool {
+	for _, a := range as {
+		for _, b := range bs {
+			if dot(a.U, b.U) < -0.9 && (insideCard(b, indexMiddle(a)) || insideCard(a, indexMiddle(b))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasRival reports whether another card is read where g lies.
+func hasRival(faces []*faceGroup, g *faceGroup) bool {
+	for _, k := range faces {
+		if k != g && k.n > 0 && k.card != g.card && k.centre.Sub(g.centre).Len() < sameCardMM {
+			return true
+		}
+	}
+	return false
+}
+
+// cardCentre returns the centre of the card whose index corner is at.
+func cardCentre(at corner) calibration.Point {
+	return at.P.Add(at.U.Scale(cardW / 2)).Add(at.V.Scale(cardH / 2))
+}
+
+// indexMiddle returns the middle of the index at corner at: the common
+// decks' indices fill some 12 × 25 mm from the corner.
+func indexMiddle(at corner) calibration.Point {
+	return at.P.Add(at.U.Scale(6)).Add(at.V.Scale(12))
+}
+
+// insideCard reports whether p lies inside the card whose index corner is
+// at, 2 mm clear of its edges.
+func insideCard(at corner, p calibration.Point) bool {
+	const clear = 2.0
+	d := p.Sub(at.P)
+	u, v := dot(d, at.U), dot(d, at.V)
+	return u > clear && u < cardW-clear && v > clear && v < cardH-clear
 }
 
 // dropSamePlace empties (n = 0) each group that lies where a surer one
