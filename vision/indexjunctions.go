@@ -113,14 +113,17 @@ const indexInsetMM = 4.0
 
 // inkClusters returns the clusters of ink along a stretch of outline from
 // a along d (length pixels; in points inward): from and to, in pixels
-// along, of each run of positions where the index band, 1.5 to 7 mm in,
+// along, of each run of positions where the index band, 1.5 to 10 mm in,
 // holds ink, runs less than a millimetre apart taken as one. Ink is a
 // pixel darker by inkDrop grey levels than the paper, the band's upper
 // quartile.
 func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64) [][2]float64 {
 	const (
-		fromMM, toMM = 1.5, 7.0 // an index's top; most pips and court frames start deeper
-		inkDrop      = 45       // ink under a glare band keeps about this much of its contrast
+		// An index's top: 2 to 6 mm in, and some 3 mm more for a rank in
+		// figures shorter than the capitals. Most pips and court frames
+		// start deeper.
+		fromMM, toMM = 1.5, 10.0
+		inkDrop      = 45 // ink under a glare band keeps about this much of its contrast
 		gapMM        = 1.0
 		leastMM      = 0.8 // a speck is no index
 	)

@@ -18,8 +18,11 @@ import (
 // row, as under a lamp that leaves no shadow (proc:1 seed 5003, the
 // dealer's 4♠ A♥ 7♠ J♠: the A♥ and 7♠ were never found). Four cards
 // 63×88 mm lie in a row 22 mm apart from x = 20 px, at 2 px/mm, each with
-// an index 4 mm by 7 mm starting inset mm along and 3 mm down from its
-// corner. The first card's corner is a corner of the outline, known
+// an index 4 mm by 7 mm starting inset mm along and down mm down from
+// its corner: 3 mm as a rule, 8.5 mm for a rank printed in a figure
+// shorter than the capitals (proc:9 seed 5003, the same hand in old-style
+// figures: the 7♠'s top lies 7.5 mm below its card's edge, and that edge
+// 1.8 mm below the A♥'s beside it). The first card's corner is a corner of the outline, known
 // already; the others' corners must each have an offered corner within
 // the model's tolerance of 1.5 mm, and nothing is offered for the first
 // card's own index.
@@ -31,14 +34,16 @@ func TestIndexJunctions(t *testing.T) {
 	tests := []struct {
 		name   string
 		inset  float64 // mm from a card's side edge to its index
+		down   float64 // mm from a card's top edge to its index
 		ink    float64 // the index's grey level
 		noise  float64
 		offers bool
 	}{
-		{"a black index 4 mm in", 4, 30, 1.5, true},
-		{"a red index 2.5 mm in, in grey", 2.5, 90, 1.5, true},
-		{"an index 5.5 mm in under a glare band", 5.5, 190, 1.5, true},
-		{"no index: paper and noise only", 4, 255, 3, false},
+		{"a black index 4 mm in", 4, 3, 30, 1.5, true},
+		{"a red index 2.5 mm in, in grey", 2.5, 3, 90, 1.5, true},
+		{"an index 5.5 mm in under a glare band", 5.5, 3, 190, 1.5, true},
+		{"a short figure's index, 8.5 mm down", 4, 8.5, 30, 1.5, true},
+		{"no index: paper and noise only", 4, 3, 255, 3, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +54,8 @@ func TestIndexJunctions(t *testing.T) {
 			gocv.Rectangle(&pic, image.Rect(int(x0), int(y0), right, int(y0+cardH*r)), colorOf(gocv.NewScalar(255, 0, 0, 0)), -1)
 			for k := range 4 {
 				ix := x0 + (float64(k)*pitch+tc.inset)*r
-				gocv.Rectangle(&pic, image.Rect(int(ix), int(y0+3*r), int(ix+4*r), int(y0+10*r)), colorOf(gocv.NewScalar(tc.ink, 0, 0, 0)), -1)
+				iy := y0 + tc.down*r
+				gocv.Rectangle(&pic, image.Rect(int(ix), int(iy), int(ix+4*r), int(iy+7*r)), colorOf(gocv.NewScalar(tc.ink, 0, 0, 0)), -1)
 			}
 			px, err := pic.DataPtrUint8()
 			if err != nil {
