@@ -145,6 +145,22 @@ def load_onnx(net, path, sample):
             bn.bias.copy_(mu + b)
 
 
+def teach(path, arch, x, n_classes, seed):
+    """Returns the class probabilities that the exported model at path (a
+    network of arch) gives each crop of x, as float16: the soft targets of
+    --teacher-onnx. The careful model knows suits the fast one confuses
+    at the smallest scales (a club's three lobes against a spade's point);
+    learning its whole answer, not only the label, passes on which classes
+    it finds alike."""
+    teacher = Net(n_classes, arch)
+    sample = x[torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:4096]]
+    load_onnx(teacher, path, sample)
+    start = time.time()
+    p = predict(teacher, x).half()
+    print(f"teacher {path}: {len(x)} crops in {time.time() - start:.0f}s", flush=True)
+    return p
+
+
 def load(data, split):
     x = np.fromfile(os.path.join(data, f"{split}_x.u8"), np.uint8).reshape(-1, ROWS, COLS, 3)
     y = np.fromfile(os.path.join(data, f"{split}_y.u8"), np.uint8).astype(np.int64)
@@ -247,6 +263,14 @@ def main():
                                    "instead of random ones")
     ap.add_argument("--init-onnx", help="start from an exported model of the same --arch "
                     "(e.g. models/cardindex/cardindex-fast.onnx), for fine-tuning a shipped model")
+    ap.add_argument("--teacher-onnx", help="also learn a teacher's answers: an exported model "
+                    "(e.g. the careful model, models/cardindex/cardindex.onnx), whose class "
+                    "probabilities on each training crop become soft targets (knowledge distillation)")
+    ap.add_argument("--teacher-arch", choices=["v1", "v2", "v3"], default="v1",
+                    help="the --teacher-onnx model's network")
+    ap.add_argument("--distill", type=float, default=0.5,
+                    help="with --teacher-onnx, the share of the loss that is the teacher's soft "
+                         "targets; the rest is the labels'")
     ap.add_argument("--arch", choices=["v1", "v2", "v3"], default="v1",
                     help="v1: the careful model's network; v2: the fast model's, 5× cheaper; "
                          "v3: half v2's cost")
@@ -276,6 +300,9 @@ def main():
         sample = xt[torch.randperm(len(xt), generator=torch.Generator().manual_seed(a.seed))[:4096]]
         load_onnx(net, a.init_onnx, sample)
         print("weights from", a.init_onnx, flush=True)
+    soft = None
+    if a.teacher_onnx:
+        soft = teach(a.teacher_onnx, a.teacher_arch, xt, len(classes), a.seed)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=5e-4)
     # A one-cycle schedule over wall time rather than steps: the cores are
     # shared, so a step count fitted to the first steps' speed can overrun
@@ -305,7 +332,11 @@ def main():
                 pg["lr"] = lr_at(f)
             idx = perm[i:i + a.batch]
             xb, yb = prep(xt[idx]), yt[idx]
-            loss = F.cross_entropy(net(xb), yb, weight=cw, label_smoothing=a.smoothing)
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, weight=cw, label_smoothing=a.smoothing)
+            if soft is not None:
+                taught = -(soft[idx].float() * F.log_softmax(out, 1)).sum(1).mean()
+                loss = (1 - a.distill) * loss + a.distill * taught
             opt.zero_grad()
             loss.backward()
             opt.step()
