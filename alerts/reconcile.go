@@ -170,18 +170,27 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 				Detail: fmt.Sprintf("seat %d %s: %v", w.Seat, w.Bet, err)}, true)
 			continue
 		}
+		reads, low := rc.reads(r, o)
+		raiseHere := raise
+		if low && rc.settled(r, w, o) {
+			// The doubt changes nothing the alert says.
+			low = false
+			raiseHere = func(a Alert, lowConf bool) {
+				a.Detail += ", whatever the cards read below " + strconv.FormatFloat(rc.cfg.MinConfidence, 'f', -1, 64) + " are"
+				raise(a, lowConf)
+			}
+		}
 		if o.MeterShare > 0 {
 			rc.meter.Award(o.MeterShare)
 		}
 		outcomes = append(outcomes, o)
-		reads, low := rc.reads(r, o)
 		base := Alert{Seat: w.Seat, Bet: string(w.Bet), Result: o.Result, Cards: reads}
 		if w.Bet == evaluator.Blazing7s {
-			rc.blazing(o, paid[k], awards[w.Seat], base, low, raise)
+			rc.blazing(o, paid[k], awards[w.Seat], base, low, raiseHere)
 			delete(awards, w.Seat)
 			continue
 		}
-		rc.fixed(o, paid[k], base, low, raise)
+		rc.fixed(o, paid[k], base, low, raiseHere)
 	}
 	// Where the monitor did not see the round start, a wager may have been
 	// entered before it began watching: a payout with no wager is left
@@ -375,6 +384,80 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 		return
 	}
 	raise(a, low)
+}
+
+// settled reports whether outcome o of wager w stands whatever the cards
+// read below MinConfidence at the dealer's row and w's seat are: w is
+// judged again with each of them replaced by every card of the deck, up
+// to maxDoubtful of them at once, and every judgement gives the same
+// result, payout and award. An alert on such an outcome says the same
+// whichever card the doubtful one is, so it need not wait for a person. A
+// round with doubts of its own (a card not counted, a card that may be
+// missing) is never settled so: those doubts are about which cards lie
+// where, not about what a card is. Nor is a card never read: it is a
+// gap, not a reading. Call it before the meter takes o's award.
+func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
+	if len(r.Doubts) > 0 {
+		return false
+	}
+	var doubtful []game.Place
+	for p, c := range r.Cards() {
+		if (p.Hand >= 0 && p.Seat != w.Seat) || c.Confidence >= rc.cfg.MinConfidence {
+			continue
+		}
+		if !c.Card.Valid() {
+			return false
+		}
+		doubtful = append(doubtful, p)
+	}
+	if len(doubtful) == 0 || len(doubtful) > maxDoubtful {
+		return false
+	}
+	deck := cards.Deck()
+	meter := rc.meter.Value()
+	same := func(g game.Round) bool {
+		x, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, meter)
+		return err == nil && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
+	}
+	// every tries each card of the deck at doubtful[i:], in g.
+	var every func(g game.Round, i int) bool
+	every = func(g game.Round, i int) bool {
+		if i == len(doubtful) {
+			return same(g)
+		}
+		for _, c := range deck {
+			if !every(withCard(g, doubtful[i], c), i+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return every(r.Round, 0)
+}
+
+// maxDoubtful is how many doubtful cards settled tries at once: two make
+// 2,704 judgements.
+const maxDoubtful = 2
+
+// withCard returns a copy of g with c at place p (the dealer's row is
+// hand -1), sharing nothing that the copy changes.
+func withCard(g game.Round, p game.Place, c cards.Card) game.Round {
+	if p.Hand < 0 {
+		g.Dealer.Cards = slices.Clone(g.Dealer.Cards)
+		g.Dealer.Cards[p.Card] = c
+		return g
+	}
+	g.Seats = slices.Clone(g.Seats)
+	for i, s := range g.Seats {
+		if s.Seat != p.Seat {
+			continue
+		}
+		s.Hands = slices.Clone(s.Hands)
+		s.Hands[p.Hand].Cards = slices.Clone(s.Hands[p.Hand].Cards)
+		s.Hands[p.Hand].Cards[p.Card] = c
+		g.Seats[i] = s
+	}
+	return g
 }
 
 // reads returns the cards an outcome was decided on with their

@@ -188,3 +188,61 @@ func TestLowConfidenceIsReview(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubtSettled checks that an alert resting on a doubtful card is a
+// mismatch when every card the doubtful one could be gives the same
+// verdict, and for review otherwise. The doubtful card is read at 0.5,
+// the others at 0.99, at seat 3 with a 21+3 wager of $5.
+func TestDoubtSettled(t *testing.T) {
+	round := func(dealer, hand string, doubtful game.Place, doubts ...string) tracker.Round {
+		g := game.Round{ID: "7"}
+		g.Dealer.Cards = mustCards(t, dealer)
+		g.Seats = []game.Seat{{Seat: 3, Hands: []game.Hand{{Cards: mustCards(t, hand), SplitFrom: -1}}}}
+		r := asRead(g, 0.99)
+		r.Seen[doubtful] = tracker.Sighting{Confidence: 0.5}
+		r.Doubts = doubts
+		return r
+	}
+	second := game.Place{Seat: 3, Hand: 0, Card: 1}
+	up := game.Place{Seat: 0, Hand: -1, Card: 0}
+	ev := func(typ string, amount float64) controller.Event {
+		return controller.Event{Type: typ, Round: "7", Seat: 3, Bet: "21+3", Amount: amount}
+	}
+	paid := []controller.Event{ev("wager", 5), ev("payout", 45)}
+	tests := []struct {
+		name     string
+		round    tracker.Round
+		entries  []controller.Event
+		severity string
+	}{
+		// 9♥ and 2♣ make no flush, straight or three of a kind with any card.
+		{"a loser paid, whatever the doubtful card", round("2C", "9H KS", second), paid, Mismatch},
+		{"a loser paid, whatever the dealer's doubtful up card", round("2C", "9H KS", up), paid, Mismatch},
+		// A 10 would make 9-10-J a straight.
+		{"a loser paid, a straight if the doubtful card were a 10", round("JC", "9H 5S", second), paid, Review},
+		{"a flush not paid, unless the doubtful card is no heart", round("2H", "9H KH", second), []controller.Event{ev("wager", 5)}, Review},
+		{"a loser paid in a round with doubts of its own", round("2C", "9H KS", second, "seat 3 hand 0: 4D (confidence 0.40) not counted"), paid, Review},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+			rec := NewReconciler(Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()}, meter)
+			_, found := rec.Round(tt.round, tt.entries)
+			if len(found) != 1 || found[0].Severity != tt.severity {
+				t.Fatalf("alerts %+v, want one of severity %s", found, tt.severity)
+			}
+			if settled := strings.Contains(found[0].Detail, "whatever the cards read below"); settled != (tt.severity == Mismatch) {
+				t.Errorf("detail %q: says the doubt changes nothing: %v, want %v", found[0].Detail, settled, tt.severity == Mismatch)
+			}
+		})
+	}
+}
+
+func mustCards(t *testing.T, s string) []cards.Card {
+	t.Helper()
+	cs, err := cards.ParseList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
