@@ -98,15 +98,7 @@ func TestBodyOnPaper(t *testing.T) {
 // is neoclassical's Q♥ in seed 2250 round 1020, read at 0.97 and 0.96
 // from corners 4 mm and 14° apart, which busted seat 3's hand.
 func TestObserveTurnedReading(t *testing.T) {
-	var pts []calibration.Correspondence
-	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
-		pts = append(pts, calibration.Correspondence{Table: p, X: 500 + p.X, Y: 500 + p.Y})
-	}
-	cal, err := calibration.FromCorrespondences(&calibration.Table{ImageWidth: 1000, ImageHeight: 1000}, pts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &Detector{cal: cal, opts: DefaultOptions()}
+	d := unreadDetector(t)
 	nine := cards.MustParse("9D")
 	six := cards.MustParse("6D")
 	readAs := func(c cards.Card, p, u, v calibration.Point, conf float64) read {
@@ -189,15 +181,7 @@ func TestMergeTurnedReading(t *testing.T) {
 // (printed half turned) read from a corner 12 mm along and 5 mm below its
 // bottom edge, whose card would lie over the 3♥.
 func TestObserveBorrowedIndex(t *testing.T) {
-	var pts []calibration.Correspondence
-	for _, p := range []calibration.Point{{X: -200, Y: -200}, {X: 200, Y: -200}, {X: 200, Y: 200}, {X: -200, Y: 200}, {X: 0, Y: -100}, {X: 100, Y: 0}, {X: 0, Y: 100}, {X: -100, Y: 0}} {
-		pts = append(pts, calibration.Correspondence{Table: p, X: 500 + p.X, Y: 500 + p.Y})
-	}
-	cal, err := calibration.FromCorrespondences(&calibration.Table{ImageWidth: 1000, ImageHeight: 1000}, pts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &Detector{cal: cal, opts: DefaultOptions()}
+	d := unreadDetector(t)
 	readAs := func(card string, p, u calibration.Point, conf float64) read {
 		return read{res: classify.Result{Card: cards.MustParse(card), Confidence: conf}, at: corner{P: p, U: u, V: pt(-u.Y, u.X)}}
 	}
