@@ -577,7 +577,7 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 		if !bodyOnPaper(rd.at, onPaper) {
 			continue
 		}
-		c := cardCentre(rd.at)
+		c := indexCentre(rd.at)
 		var g *faceGroup
 		for _, f := range faces {
 			if f.card == rd.res.Card && f.centre.Sub(c).Len() < sameFaceMM {
@@ -648,11 +648,6 @@ func hasRival(faces []*faceGroup, g *faceGroup) bool {
 	return false
 }
 
-// cardCentre returns the centre of the card whose index corner is at.
-func cardCentre(at corner) calibration.Point {
-	return at.P.Add(at.U.Scale(cardW / 2)).Add(at.V.Scale(cardH / 2))
-}
-
 // indexMiddle returns the middle of the index at corner at: the common
 // decks' indices fill some 12 × 25 mm from the corner.
 func indexMiddle(at corner) calibration.Point {
@@ -662,10 +657,10 @@ func indexMiddle(at corner) calibration.Point {
 // insideCard reports whether p lies inside the card whose index corner is
 // at, 2 mm clear of its edges.
 func insideCard(at corner, p calibration.Point) bool {
-	const clear = 2.0
+	const margin = 2.0
 	d := p.Sub(at.P)
 	u, v := dot(d, at.U), dot(d, at.V)
-	return u > clear && u < cardW-clear && v > clear && v < cardH-clear
+	return u > margin && u < cardW-margin && v > margin && v < cardH-margin
 }
 
 // dropSamePlace empties (n = 0) each group that lies where a surer one
@@ -793,7 +788,7 @@ func turnedReading(g, h face) bool {
 // there is paper round it, pipReachMM away along the card's axes, on
 // three sides of four (the fourth may be the notch).
 func bodyOnPaper(at corner, onPaper func(calibration.Point) bool) bool {
-	c := at.P.Add(at.U.Scale(cardW / 2)).Add(at.V.Scale(cardH / 2))
+	c := indexCentre(at)
 	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
 		p := c.Add(at.U.Scale(k[0] * cardW)).Add(at.V.Scale(k[1] * cardH))
 		if !onPaper(p) && !inHole(p, at, onPaper) {
@@ -826,7 +821,7 @@ const pipReachMM = 10.0
 // be a corner of: with its short edge along U, and along V.
 func backCentres(c corner) [2]calibration.Point {
 	return [2]calibration.Point{
-		c.P.Add(c.U.Scale(cardW / 2)).Add(c.V.Scale(cardH / 2)),
+		indexCentre(c),
 		c.P.Add(c.U.Scale(cardH / 2)).Add(c.V.Scale(cardW / 2)),
 	}
 }
