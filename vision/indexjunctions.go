@@ -111,16 +111,11 @@ const guessedConfidence = 0.7
 // would cost a crop more for every cluster.
 const indexInsetMM = 4.0
 
-// Bands in from a stretch of outline where ink is looked for, in mm. An
-// index's top lies 2 to 6 mm in from its card's edge, and some 3 mm more
-// for a rank in figures shorter than the capitals; most pips and court
-// frames start deeper (indexBand). A card lying lower in a row than the
-// one whose edge the outline follows, its own top edge on that card's
-// paper, shows its index deeper (lowerBand).
-var (
-	indexBand = [2]float64{1.5, 10}
-	lowerBand = [2]float64{10, 20}
-)
+// indexBand is where, in mm in from a stretch of outline, an index's top
+// lies: 2 to 6 mm in from its card's edge, and some 3 mm more for a rank
+// in figures shorter than the capitals. Most pips and court frames start
+// deeper.
+var indexBand = [2]float64{1.5, 10}
 
 // inkCluster is a run of ink along a stretch: from and to, in pixels
 // along, and depth, in pixels in from the line, where its ink begins.
