@@ -52,7 +52,7 @@ func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corn
 				s = cl.to
 			}
 			first := a.Add(d.Scale(s))
-			if explained(first, known, r) {
+			if explained(first, in, known, r) {
 				continue
 			}
 			if n++; n > perStretch {
@@ -190,21 +190,28 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64,
 	return slices.DeleteFunc(out, func(c inkCluster) bool { return c.to-c.from < leastMM*r })
 }
 
-// explained reports whether ink first met at p, on the outline, is the
-// index of a card whose corner is known: p lies in that corner's index
-// area, up to 14 mm along one of its edges and 30 mm along the other, the
-// rank and the suit below it. A corner is known in two frames where the
-// outline cannot tell its short edge from its long one, so the area is
-// taken along either edge: where a corner is known in both frames, the
-// next card in the row is found by its index only if that lies 30 mm or
-// more along from it, and otherwise by its edge alone.
-func explained(p calibration.Point, known []corner, r float64) bool {
+// explained reports whether ink first met at p, on a stretch of outline
+// whose blob lies towards in, is the index of a card whose corner is
+// known: p lies in that corner's index area, up to 14 mm along one of its
+// edges and 30 mm along the other, the rank and the suit below it. A
+// corner is known in two frames where the outline cannot tell its short
+// edge from its long one, so the area is taken along either edge: where a
+// corner is known in both frames, the next card in the row is found by its
+// index only if that lies 30 mm or more along from it, and otherwise by
+// its edge alone. A corner whose card would lie out of the blob through
+// the stretch (an axis pointing against in) explains nothing there: found
+// on a side edge a little below the row's top edge, in a frame turned up
+// through it, it would take the next card's index for its own.
+func explained(p, in calibration.Point, known []corner, r float64) bool {
 	const (
 		acrossMM = 14.0
 		downMM   = 30.0
 		slackMM  = 1.5
 	)
 	return slices.ContainsFunc(known, func(q corner) bool {
+		if dot(q.U, in) < -0.5 || dot(q.V, in) < -0.5 {
+			return false
+		}
 		w := p.Sub(q.P)
 		u, v := dot(w, q.U), dot(w, q.V)
 		return u >= -slackMM*r && u <= acrossMM*r && v >= -slackMM*r && v <= downMM*r

@@ -269,3 +269,32 @@ func readAt(c corner, card cards.Card, conf float64) read {
 	rd.setResult(classify.Result{Card: card, Confidence: conf})
 	return rd
 }
+
+// TestExplained checks which known corners account for index ink met
+// along a stretch of outline, in table mm (r = 1): the stretch is a row's
+// top edge along y = 0, the blob below it. proc:4 seed 5000's 6♠ lay in a
+// row 26 mm along from the 4♥, its top edge in line, and was never found:
+// a corner found on the 4♥'s side edge 10 mm down, in a frame whose U
+// points up out of the blob and whose V runs along the top edge, took its
+// index for the 4♥'s.
+func TestExplained(t *testing.T) {
+	in := pt(0, 1) // into the blob
+	tests := []struct {
+		name  string
+		known corner
+		ink   calibration.Point
+		want  bool
+	}{
+		{"the card's own index", corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}, pt(4, 3), true},
+		{"the next card's index, 26 mm along", corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}, pt(26, 3), false},
+		{"a sideways card's index, its long edge along the row", corner{P: pt(0, 0), U: pt(0, 1), V: pt(-1, 0)}, pt(-22, 3), true},
+		{"the next card's index, by a corner whose card would lie off the blob", corner{P: pt(0, 10), U: pt(0, -1), V: pt(1, 0)}, pt(26, 3), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := explained(tt.ink, in, []corner{tt.known}, 1); got != tt.want {
+				t.Errorf("explained: %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
