@@ -44,12 +44,12 @@ func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corn
 			u = u.Scale(-1)
 		}
 		n := 0
-		for _, cl := range inkClusters(pic, a, d, in, length, r, indexBand) {
+		for _, cl := range inkClusters(pic, a, d, in, length, r) {
 			// The end of the cluster where its card's corner lies: its
 			// start when the card runs on along d from the corner.
-			s := cl.from
+			s := cl[0]
 			if dot(u, d) < 0 {
-				s = cl.to
+				s = cl[1]
 			}
 			first := a.Add(d.Scale(s))
 			if explained(first, in, known, r) {
@@ -111,46 +111,41 @@ const guessedConfidence = 0.7
 // would cost a crop more for every cluster.
 const indexInsetMM = 4.0
 
-// indexBand is where, in mm in from a stretch of outline, an index's top
-// lies: 2 to 6 mm in from its card's edge, and some 3 mm more for a rank
-// in figures shorter than the capitals. Most pips and court frames start
-// deeper.
-var indexBand = [2]float64{1.5, 10}
-
-// inkCluster is a run of ink along a stretch: from and to, in pixels
-// along, and depth, in pixels in from the line, where its ink begins.
-type inkCluster struct{ from, to, depth float64 }
-
 // inkClusters returns the clusters of ink along a stretch of outline from
-// a along d (length pixels; in points inward): each run of positions where
-// the band from band[0] to band[1] mm in holds ink, runs less than a
-// millimetre apart taken as one. Ink is a pixel darker by inkDrop grey
-// levels than the paper, the band's upper quartile.
-func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64, band [2]float64) []inkCluster {
+// a along d (length pixels; in points inward): from and to, in pixels
+// along, of each run of positions where the index band, 1.5 to 10 mm in,
+// holds ink, runs less than a millimetre apart taken as one. Ink is a
+// pixel darker by inkDrop grey levels than the paper, the band's upper
+// quartile.
+func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64) [][2]float64 {
 	const (
-		inkDrop = 45 // ink under a glare band keeps about this much of its contrast
-		gapMM   = 1.0
-		leastMM = 0.8 // a speck is no index
+		// An index's top: 2 to 6 mm in, and some 3 mm more for a rank in
+		// figures shorter than the capitals. Most pips and court frames
+		// start deeper.
+		fromMM, toMM = 1.5, 10.0
+		inkDrop      = 45 // ink under a glare band keeps about this much of its contrast
+		gapMM        = 1.0
+		leastMM      = 0.8 // a speck is no index
 	)
-	// The band's pixels at each position along (255 off the picture),
-	// and counted by grey level for its upper quartile.
-	t0, t1 := band[0]*r, band[1]*r
-	nt := int(t1-t0) + 1
-	var cols []uint8
+	// The band's darkest pixel at each position along, and the band's
+	// pixels counted by grey level for its upper quartile.
+	var darkest []uint8
 	var hist [256]int
 	n := 0
 	for s := 0.0; s <= length; s++ {
-		for k := range nt {
-			q := a.Add(d.Scale(s)).Add(in.Scale(t0 + float64(k)))
+		low := uint8(255)
+		for t := fromMM * r; t <= toMM*r; t++ {
+			q := a.Add(d.Scale(s)).Add(in.Scale(t))
 			x, y := int(q.X+0.5), int(q.Y+0.5)
-			v := uint8(255)
-			if x >= 0 && y >= 0 && x < pic.cols && y < pic.rows {
-				v = pic.px[y*pic.step+x]
-				hist[v]++
-				n++
+			if x < 0 || y < 0 || x >= pic.cols || y >= pic.rows {
+				continue
 			}
-			cols = append(cols, v)
+			v := pic.px[y*pic.step+x]
+			hist[v]++
+			n++
+			low = min(low, v)
 		}
+		darkest = append(darkest, low)
 	}
 	if n == 0 {
 		return nil
@@ -159,35 +154,23 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64,
 	for ; paper > 0 && seen+hist[paper] <= n/4; paper-- {
 		seen += hist[paper]
 	}
-	// firstInk is how far in, in pixels from the band's start, position k
-	// first holds ink, or -1.
-	firstInk := func(k int) int {
-		for j, v := range cols[k*nt : (k+1)*nt] {
-			if int(v) < paper-inkDrop {
-				return j
-			}
-		}
-		return -1
-	}
-	var out []inkCluster
+	var out [][2]float64
 	open := false
 	last := -1e9
-	for k := range len(cols) / nt {
-		j := firstInk(k)
-		if j < 0 {
+	for k, low := range darkest {
+		s := float64(k)
+		if int(low) >= paper-inkDrop {
 			continue
 		}
-		s, depth := float64(k), t0+float64(j)
 		if open && s-last <= gapMM*r {
-			c := &out[len(out)-1]
-			c.to, c.depth = s, min(c.depth, depth)
+			out[len(out)-1][1] = s
 		} else {
-			out = append(out, inkCluster{s, s, depth})
+			out = append(out, [2]float64{s, s})
 			open = true
 		}
 		last = s
 	}
-	return slices.DeleteFunc(out, func(c inkCluster) bool { return c.to-c.from < leastMM*r })
+	return slices.DeleteFunc(out, func(c [2]float64) bool { return c[1]-c[0] < leastMM*r })
 }
 
 // explained reports whether ink first met at p, on a stretch of outline
