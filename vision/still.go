@@ -239,7 +239,7 @@ func (d *Detector) pairedCards() int {
 	for _, z := range d.lastRead {
 		onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
 		for _, g := range faceGroups(z.reads, onPaper) {
-			if g.n >= 2 && g.conf >= Confident {
+			if len(g.at) >= 2 && g.conf >= Confident {
 				n++
 			}
 		}

@@ -545,12 +545,11 @@ func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(calibr
 	return append(out, d.unknowns(unread, out)...)
 }
 
-// faceGroup is the index corners read as one card whose centres agree:
-// n of them (at), capped if the dealer's hand was near any. conf is the
-// surest reading's.
+// faceGroup is the index corners read as one card whose centres agree
+// (at; none once the group is emptied), capped if the dealer's hand was
+// near any. conf is the surest reading's.
 type faceGroup struct {
 	face
-	n      int
 	at     []corner
 	capped bool
 }
@@ -561,7 +560,7 @@ func faceGroups(reads []read, onPaper func(calibration.Point) bool) []*faceGroup
 	dropBorrowed(faces)
 	dropSamePlace(faces)
 	dropTurned(faces)
-	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return g.n == 0 })
+	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return len(g.at) == 0 })
 }
 
 // groupIndices groups the readings of an index that count by card and
@@ -589,9 +588,9 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 			g = &faceGroup{face: face{card: rd.res.Card, centre: c, v: rd.at.V}}
 			faces = append(faces, g)
 		} else {
-			g.centre = g.centre.Scale(float64(g.n)).Add(c).Scale(1 / float64(g.n+1))
+			n := float64(len(g.at))
+			g.centre = g.centre.Scale(n).Add(c).Scale(1 / (n + 1))
 		}
-		g.n++
 		g.at = append(g.at, rd.at)
 		g.conf = math.Max(g.conf, rd.res.Confidence)
 		g.capped = g.capped || rd.capped
@@ -599,7 +598,7 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 	return faces
 }
 
-// dropBorrowed empties (n = 0) each group that is another card's index
+// dropBorrowed empties each group that is another card's index
 // read from a corner that is not that card's. Most decks print the index
 // turned half round at the opposite corner, and many at all four; where a
 // card lies over another, a corner found a little way along its edge (a
@@ -616,9 +615,9 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 func dropBorrowed(faces []*faceGroup) {
 	for _, h := range faces {
 		for _, g := range faces {
-			if h != g && h.n > 0 && g.n > 0 && h.card == g.card && h.centre.Sub(g.centre).Len() >= sameFaceMM &&
+			if h != g && len(h.at) > 0 && len(g.at) > 0 && h.card == g.card && h.centre.Sub(g.centre).Len() >= sameFaceMM &&
 				halfTurnTwins(h.at, g.at) && hasRival(faces, h) && !hasRival(faces, g) {
-				h.n = 0
+				h.at = nil
 			}
 		}
 	}
@@ -641,7 +640,7 @@ func halfTurnTwins(as, bs []corner) bool {
 // hasRival reports whether another card is read where g lies.
 func hasRival(faces []*faceGroup, g *faceGroup) bool {
 	for _, k := range faces {
-		if k != g && k.n > 0 && k.card != g.card && k.centre.Sub(g.centre).Len() < sameCardMM {
+		if k != g && len(k.at) > 0 && k.card != g.card && k.centre.Sub(g.centre).Len() < sameCardMM {
 			return true
 		}
 	}
@@ -663,19 +662,19 @@ func insideCard(at corner, p calibration.Point) bool {
 	return u > margin && u < cardW-margin && v > margin && v < cardH-margin
 }
 
-// dropSamePlace empties (n = 0) each group that lies where a surer one
+// dropSamePlace empties each group that lies where a surer one
 // does: two groups at one place are one card read two ways.
 func dropSamePlace(faces []*faceGroup) {
 	for i, g := range faces {
 		for j, h := range faces {
-			if i != j && g.n > 0 && h.n > 0 && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
-				h.n = 0
+			if i != j && len(g.at) > 0 && len(h.at) > 0 && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
+				h.at = nil
 			}
 		}
 	}
 }
 
-// dropTurned empties (n = 0) each group that is another's turned reading.
+// dropTurned empties each group that is another's turned reading.
 // A deck with an index in every corner is read at a corner of the other
 // kind too, a quarter turned: its card's centre comes out (cardH-cardW)/2
 // off along both of the card's axes, and turned a quarter. Where the same
@@ -686,8 +685,8 @@ func dropSamePlace(faces []*faceGroup) {
 func dropTurned(faces []*faceGroup) {
 	for _, g := range faces {
 		for _, h := range faces {
-			if g.n > 0 && h.n > 0 && h != g && turnedReading(g.face, h.face) {
-				h.n = 0
+			if len(g.at) > 0 && len(h.at) > 0 && h != g && turnedReading(g.face, h.face) {
+				h.at = nil
 			}
 		}
 	}
