@@ -52,6 +52,13 @@ class Net(nn.Module):
     125k weights, 3.9M multiply-adds; two stride-2 convolutions and one
     2×2 pooling take 72×40 to 9×5, with narrower layers than v2's.
 
+    arch "v4" (v2 at full resolution in its first layer): v2's weights and
+    layers, but the first convolution runs at stride 1 and a 2×2 pooling
+    follows it, 8.5M multiply-adds. At 1.7 px/mm a club's three lobes lie
+    one or two pixels apart, which a stride-2 convolution sees only in some
+    phases; every v2 weight fits, so --init-onnx can start it from the
+    shipped fast model.
+
     In each the flattened 9×5 map keeps where things are (rank above suit)
     for the last layer, which a global pool would lose."""
 
@@ -69,6 +76,14 @@ class Net(nn.Module):
             c0, c1, c2, c3 = 16, 24, 48, 64
             layers = [
                 *block(3, c0, stride=2),                    # 36×20
+                *block(c0, c1), nn.MaxPool2d(2),            # 18×10
+                *block(c1, c2), nn.MaxPool2d(2),            # 9×5
+                *block(c2, c3), *block(c3, c3),
+            ]
+        elif arch == "v4":
+            c0, c1, c2, c3 = 16, 24, 48, 64
+            layers = [
+                *block(3, c0), nn.MaxPool2d(2),             # 36×20
                 *block(c0, c1), nn.MaxPool2d(2),            # 18×10
                 *block(c1, c2), nn.MaxPool2d(2),            # 9×5
                 *block(c2, c3), *block(c3, c3),
@@ -266,14 +281,14 @@ def main():
     ap.add_argument("--teacher-onnx", help="also learn a teacher's answers: an exported model "
                     "(e.g. the careful model, models/cardindex/cardindex.onnx), whose class "
                     "probabilities on each training crop become soft targets (knowledge distillation)")
-    ap.add_argument("--teacher-arch", choices=["v1", "v2", "v3"], default="v1",
+    ap.add_argument("--teacher-arch", choices=["v1", "v2", "v3", "v4"], default="v1",
                     help="the --teacher-onnx model's network")
     ap.add_argument("--distill", type=float, default=0.5,
                     help="with --teacher-onnx, the share of the loss that is the teacher's soft "
                          "targets; the rest is the labels'")
-    ap.add_argument("--arch", choices=["v1", "v2", "v3"], default="v1",
+    ap.add_argument("--arch", choices=["v1", "v2", "v3", "v4"], default="v1",
                     help="v1: the careful model's network; v2: the fast model's, 5× cheaper; "
-                         "v3: half v2's cost")
+                         "v3: half v2's cost; v4: v2 at full resolution in its first layer")
     a = ap.parse_args()
     a.data = a.data or [".cache/cardindex"]
     a.val = a.val or a.data
