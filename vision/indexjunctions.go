@@ -115,19 +115,15 @@ const indexInsetMM = 4.0
 // a along d (length pixels; in points inward): from and to, in pixels
 // along, of each run of positions where the index band, 1.5 to 10 mm in,
 // holds ink, runs less than a millimetre apart taken as one. Ink is a
-// pixel darker than the paper, the band's upper quartile, by faintDrop
-// grey levels, in a run whose darkest pixel is darker by inkDrop: a thin
-// figure blurred by the camera is dark only at its heart, and measured at
-// inkDrop alone it would be narrower than a speck. A cluster runs from
-// its first to its last pixel half as dark as its darkest.
+// pixel darker by inkDrop grey levels than the paper, the band's upper
+// quartile.
 func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64) [][2]float64 {
 	const (
 		// An index's top: 2 to 6 mm in, and some 3 mm more for a rank in
 		// figures shorter than the capitals. Most pips and court frames
 		// start deeper.
 		fromMM, toMM = 1.5, 10.0
-		inkDrop      = 28 // a thin figure's stroke, blurred over pixels wider than itself, keeps some 30 levels
-		faintDrop    = 12 // the paper's own noise and grain stay within a few levels
+		inkDrop      = 45 // ink under a glare band keeps about this much of its contrast
 		gapMM        = 1.0
 		leastMM      = 0.8 // a speck is no index
 	)
@@ -159,43 +155,22 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 		seen += hist[paper]
 	}
 	var out [][2]float64
-	var deepest []int // the darkest pixel of each run in out
 	open := false
 	last := -1e9
 	for k, low := range darkest {
 		s := float64(k)
-		if int(low) >= paper-faintDrop {
+		if int(low) >= paper-inkDrop {
 			continue
 		}
 		if open && s-last <= gapMM*r {
 			out[len(out)-1][1] = s
-			deepest[len(deepest)-1] = min(deepest[len(deepest)-1], int(low))
 		} else {
 			out = append(out, [2]float64{s, s})
-			deepest = append(deepest, int(low))
 			open = true
 		}
 		last = s
 	}
-	kept := out[:0]
-	for i, c := range out {
-		if c[1]-c[0] < leastMM*r || deepest[i] >= paper-inkDrop {
-			continue
-		}
-		// Where the run's ink is half as dark as at its heart, as a blurred
-		// edge lies: the faint level would place a dark index early by
-		// its blur.
-		half := paper - max(faintDrop, (paper-deepest[i])/2)
-		from, to := int(c[0]), int(c[1])
-		for int(darkest[from]) >= half {
-			from++
-		}
-		for int(darkest[to]) >= half {
-			to--
-		}
-		kept = append(kept, [2]float64{float64(from), float64(to)})
-	}
-	return kept
+	return slices.DeleteFunc(out, func(c [2]float64) bool { return c[1]-c[0] < leastMM*r })
 }
 
 // explained reports whether ink first met at p, on a stretch of outline

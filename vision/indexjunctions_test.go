@@ -43,7 +43,6 @@ func TestIndexJunctions(t *testing.T) {
 		{"a red index 2.5 mm in, in grey", 2.5, 3, 90, 1.5, true},
 		{"an index 5.5 mm in under a glare band", 5.5, 3, 190, 1.5, true},
 		{"a short figure's index, 8.5 mm down", 4, 8.5, 30, 1.5, true},
-		{"a thin figure's faint index, 30 levels below the paper", 4, 3, 225, 1.5, true},
 		{"no index: paper and noise only", 4, 3, 255, 3, false},
 	}
 	for _, tc := range tests {
