@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"cmp"
 	"image"
 	"slices"
 
@@ -114,9 +115,15 @@ const indexInsetMM = 4.0
 // inkClusters returns the clusters of ink along a stretch of outline from
 // a along d (length pixels; in points inward): from and to, in pixels
 // along, of each run of positions where the index band, 1.5 to 10 mm in,
-// holds ink, runs less than a millimetre apart taken as one. Ink is a
-// pixel darker by inkDrop grey levels than the paper, the band's upper
-// quartile.
+// holds ink, runs less than a millimetre apart taken as one, in order
+// along. Ink is a pixel darker than the paper, the band's upper quartile,
+// by inkDrop grey levels. A thin figure blurred by the camera is dark only
+// at its heart, and measured at inkDrop it is narrower than a speck or not
+// there at all; so a run of pixels darker than the paper by faintDrop,
+// whose darkest is darker by faintInk but not by inkDrop, is a cluster
+// too, from its first to its last pixel half as dark as its darkest. Such
+// a run is a speck or not by its length at faintDrop: at half its depth,
+// a hairline stroke may be a pixel long.
 func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64) [][2]float64 {
 	const (
 		// An index's top: 2 to 6 mm in, and some 3 mm more for a rank in
@@ -124,6 +131,8 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 		// start deeper.
 		fromMM, toMM = 1.5, 10.0
 		inkDrop      = 45 // ink under a glare band keeps about this much of its contrast
+		faintInk     = 28 // a thin figure's stroke, blurred over pixels wider than itself, keeps some 30 levels
+		faintDrop    = 12 // the paper's own noise and grain stay within a few levels
 		gapMM        = 1.0
 		leastMM      = 0.8 // a speck is no index
 	)
@@ -154,23 +163,47 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	for ; paper > 0 && seen+hist[paper] <= n/4; paper-- {
 		seen += hist[paper]
 	}
-	var out [][2]float64
-	open := false
+	short := func(c [2]float64) bool { return c[1]-c[0] < leastMM*r }
+	out, _ := inkRuns(darkest, paper-inkDrop, gapMM*r)
+	out = slices.DeleteFunc(out, short)
+	faint, deepest := inkRuns(darkest, paper-faintDrop, gapMM*r)
+	for i, c := range faint {
+		if drop := paper - deepest[i]; drop < faintInk || drop >= inkDrop || short(c) {
+			continue
+		}
+		half := paper - (paper-deepest[i])/2
+		from, to := int(c[0]), int(c[1])
+		for int(darkest[from]) >= half {
+			from++
+		}
+		for int(darkest[to]) >= half {
+			to--
+		}
+		out = append(out, [2]float64{float64(from), float64(to)})
+	}
+	slices.SortFunc(out, func(p, q [2]float64) int { return cmp.Compare(p[0], q[0]) })
+	return out
+}
+
+// inkRuns returns the runs of positions whose darkest pixel lies below
+// level, runs up to gap apart taken as one, each with its darkest pixel.
+func inkRuns(darkest []uint8, level int, gap float64) (runs [][2]float64, deepest []int) {
 	last := -1e9
 	for k, low := range darkest {
 		s := float64(k)
-		if int(low) >= paper-inkDrop {
+		if int(low) >= level {
 			continue
 		}
-		if open && s-last <= gapMM*r {
-			out[len(out)-1][1] = s
+		if len(runs) > 0 && s-last <= gap {
+			runs[len(runs)-1][1] = s
+			deepest[len(deepest)-1] = min(deepest[len(deepest)-1], int(low))
 		} else {
-			out = append(out, [2]float64{s, s})
-			open = true
+			runs = append(runs, [2]float64{s, s})
+			deepest = append(deepest, int(low))
 		}
 		last = s
 	}
-	return slices.DeleteFunc(out, func(c [2]float64) bool { return c[1]-c[0] < leastMM*r })
+	return runs, deepest
 }
 
 // explained reports whether ink first met at p, on a stretch of outline

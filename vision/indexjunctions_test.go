@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -43,6 +44,7 @@ func TestIndexJunctions(t *testing.T) {
 		{"a red index 2.5 mm in, in grey", 2.5, 3, 90, 1.5, true},
 		{"an index 5.5 mm in under a glare band", 5.5, 3, 190, 1.5, true},
 		{"a short figure's index, 8.5 mm down", 4, 8.5, 30, 1.5, true},
+		{"a thin figure's faint index, 30 levels below the paper", 4, 3, 225, 1.5, true},
 		{"no index: paper and noise only", 4, 3, 255, 3, false},
 	}
 	for _, tc := range tests {
@@ -178,8 +180,10 @@ func TestGuessedReadingNeverSure(t *testing.T) {
 // TestConfirmGuessed checks the second crop at a guessed corner: only a
 // reading of a card at Confident or more is read again, and only where
 // the second crop reads the same card at Confident or more is the reading
-// let past the cap, as sure as the less sure of the two. The camera looks
-// straight down at 2 px/mm; the guessed corner lies at (40, 30) mm.
+// let past the cap, as sure as the less sure of the two. A reading whose
+// crop shows its rank too faintly is capped below Confident before all
+// that. The camera looks straight down at 2 px/mm; the guessed corner
+// lies at (40, 30) mm.
 func TestConfirmGuessed(t *testing.T) {
 	ks, kc := cards.Card{Rank: cards.King, Suit: cards.Spades}, cards.Card{Rank: cards.King, Suit: cards.Clubs}
 	tab := &calibration.Table{
@@ -206,13 +210,16 @@ func TestConfirmGuessed(t *testing.T) {
 		wantCrops  int // second crops read
 		wantConf   float64
 		wantSecond bool // confirmed, in the reading and in the cache
+		faint      bool // the first crop's rank barely shows
 	}{
-		{"the same card, surely", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.9}, 1, 0.9, true},
-		{"another suit", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: kc, Confidence: 0.95}, 1, guessedConfidence, false},
-		{"the same card, unsure", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.6}, 1, guessedConfidence, false},
-		{"an unsure first reading", guessed, classify.Result{Card: ks, Confidence: 0.6}, classify.Result{Card: ks, Confidence: 0.99}, 0, 0.6, false},
-		{"none", guessed, classify.Result{Confidence: 0.99}, classify.Result{Card: ks, Confidence: 0.99}, 0, guessedConfidence, false},
-		{"a corner its edges place", edged, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: kc, Confidence: 0.99}, 0, 0.97, false},
+		{"the same card, surely", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.9}, 1, 0.9, true, false},
+		{"another suit", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: kc, Confidence: 0.95}, 1, guessedConfidence, false, false},
+		{"the same card, unsure", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.6}, 1, guessedConfidence, false, false},
+		{"an unsure first reading", guessed, classify.Result{Card: ks, Confidence: 0.6}, classify.Result{Card: ks, Confidence: 0.99}, 0, 0.6, false, false},
+		{"none", guessed, classify.Result{Confidence: 0.99}, classify.Result{Card: ks, Confidence: 0.99}, 0, guessedConfidence, false, false},
+		{"a corner its edges place", edged, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: kc, Confidence: 0.99}, 0, 0.97, false, false},
+		{"a rank that barely shows", guessed, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.99}, 0, faintConfidence, false, true},
+		{"a rank that barely shows, at a corner its edges place", edged, classify.Result{Card: ks, Confidence: 0.97}, classify.Result{Card: ks, Confidence: 0.99}, 0, faintConfidence, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,8 +233,15 @@ func TestConfirmGuessed(t *testing.T) {
 				t.Fatalf("%d zones, want the dealer's", len(d.zones))
 			}
 			z := d.zones[0]
-			crop := gocv.NewMatWithSize(72, 40, gocv.MatTypeCV8UC3)
+			// The first crop: paper, and a rank 3 to 9 mm down and 2 to 6
+			// mm in, black or barely darker than the paper.
+			crop := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(250, 250, 250, 0), classify.CropRows, classify.CropCols, gocv.MatTypeCV8UC3)
 			defer crop.Close()
+			ink := color.RGBA{R: 30, G: 30, B: 30, A: 255}
+			if tc.faint {
+				ink = color.RGBA{R: 225, G: 225, B: 225, A: 255}
+			}
+			gocv.Rectangle(&crop, image.Rect(4, 6, 12, 18), ink, -1)
 			z.reads, z.batch, z.pending = []read{{at: tc.at}}, []gocv.Mat{crop}, []int{0}
 			if err := d.finishZone(frame, z, []classify.Result{tc.first}); err != nil {
 				t.Fatal(err)
@@ -239,10 +253,14 @@ func TestConfirmGuessed(t *testing.T) {
 			if rd.res.Confidence != tc.wantConf || rd.confirmed != tc.wantSecond {
 				t.Errorf("read at %.2f, confirmed %v; want %.2f, %v", rd.res.Confidence, rd.confirmed, tc.wantConf, tc.wantSecond)
 			}
-			if tc.first.Confidence >= cacheConfidence {
-				if len(z.cache) != 1 || z.cache[0].confirmed != tc.wantSecond {
-					t.Errorf("cache %+v, want one reading, confirmed %v", z.cache, tc.wantSecond)
-				}
+			// A reading at cacheConfidence or more is kept for the next
+			// frame; a capped one is read again.
+			wantCache := 0
+			if tc.first.Confidence >= cacheConfidence && !tc.faint {
+				wantCache = 1
+			}
+			if len(z.cache) != wantCache || wantCache == 1 && z.cache[0].confirmed != tc.wantSecond {
+				t.Errorf("cache %+v, want %d readings, confirmed %v", z.cache, wantCache, tc.wantSecond)
 			}
 		})
 	}

@@ -284,6 +284,9 @@ func (z *zone) keepCache(used []bool) {
 // into observations. frame is the frame the crops were cut from.
 func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) error {
 	for i := range res {
+		if res[i].Card.Valid() && faintRank(z.batch[i]) {
+			res[i].Confidence = math.Min(res[i].Confidence, faintConfidence)
+		}
 		z.reads[z.pending[i]].setResult(res[i])
 	}
 	if err := d.confirmGuessed(frame, z, res); err != nil {
