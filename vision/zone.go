@@ -557,13 +557,16 @@ type faceGroup struct {
 	capped bool
 }
 
+// kept reports whether g still stands for a card: no rule has emptied it.
+func (g *faceGroup) kept() bool { return len(g.at) > 0 }
+
 // faceGroups returns the card faces the index readings show, each once.
 func faceGroups(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
 	faces := groupIndices(reads, onPaper)
 	dropBorrowed(faces)
 	dropSamePlace(faces)
 	dropTurned(faces)
-	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return len(g.at) == 0 })
+	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return !g.kept() })
 }
 
 // groupIndices groups the readings of an index that count by card and
@@ -618,7 +621,7 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 func dropBorrowed(faces []*faceGroup) {
 	for _, h := range faces {
 		for _, g := range faces {
-			if h != g && len(h.at) > 0 && len(g.at) > 0 && h.card == g.card && h.centre.Sub(g.centre).Len() >= sameFaceMM &&
+			if h != g && h.kept() && g.kept() && h.card == g.card && h.centre.Sub(g.centre).Len() >= sameFaceMM &&
 				halfTurnTwins(h.at, g.at) && hasRival(faces, h) && !hasRival(faces, g) {
 				h.at = nil
 			}
@@ -643,7 +646,7 @@ func halfTurnTwins(as, bs []corner) bool {
 // hasRival reports whether another card is read where g lies.
 func hasRival(faces []*faceGroup, g *faceGroup) bool {
 	for _, k := range faces {
-		if k != g && len(k.at) > 0 && k.card != g.card && k.centre.Sub(g.centre).Len() < sameCardMM {
+		if k != g && k.kept() && k.card != g.card && k.centre.Sub(g.centre).Len() < sameCardMM {
 			return true
 		}
 	}
@@ -670,7 +673,7 @@ func insideCard(at corner, p calibration.Point) bool {
 func dropSamePlace(faces []*faceGroup) {
 	for i, g := range faces {
 		for j, h := range faces {
-			if i != j && len(g.at) > 0 && len(h.at) > 0 && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
+			if i != j && g.kept() && h.kept() && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
 				h.at = nil
 			}
 		}
@@ -688,7 +691,7 @@ func dropSamePlace(faces []*faceGroup) {
 func dropTurned(faces []*faceGroup) {
 	for _, g := range faces {
 		for _, h := range faces {
-			if len(g.at) > 0 && len(h.at) > 0 && h != g && turnedReading(g.face, h.face) {
+			if g.kept() && h.kept() && h != g && turnedReading(g.face, h.face) {
 				h.at = nil
 			}
 		}
