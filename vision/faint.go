@@ -19,8 +19,8 @@ const faintContrast = 40
 const faintConfidence = 0.7
 
 // faintRank reports whether the rank in an index crop (BGR, cut by
-// classify.Cropper: the card's corner at the top left, cropMM across and
-// down) barely shows: the 2nd percentile of the area where ranks are
+// classify.Cropper: the card's corner at the top left, CropWidthMM across
+// and CropHeightMM down) barely shows: the 2nd percentile of the area where ranks are
 // printed, 1 to 12 mm down and 1 to 11 mm in, lies less than
 // faintContrast below its upper quartile, the paper. Each pixel counts by
 // its darkest channel, so that red ink is as dark as black.
