@@ -20,10 +20,10 @@ const faintConfidence = 0.7
 
 // faintRank reports whether the rank in an index crop (BGR, cut by
 // classify.Cropper: the card's corner at the top left, CropWidthMM across
-// and CropHeightMM down) barely shows: the 2nd percentile of the area where ranks are
-// printed, 1 to 12 mm down and 1 to 11 mm in, lies less than
-// faintContrast below its upper quartile, the paper. Each pixel counts by
-// its darkest channel, so that red ink is as dark as black.
+// and CropHeightMM down) barely shows: the 2nd percentile of the area
+// where ranks are printed, 1 to 12 mm down and 1 to 11 mm in, lies less
+// than faintContrast below its upper quartile, the paper. Each pixel
+// counts by its darkest channel, so that red ink is as dark as black.
 func faintRank(crop gocv.Mat) bool {
 	const fromMM, downMM, acrossMM = 1.0, 12.0, 11.0
 	if crop.Empty() || crop.Type() != gocv.MatTypeCV8UC3 {
