@@ -89,7 +89,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if err != nil {
 			return Still{}, stillScore{}, 0, err
 		}
-		st := Still{Cards: cs, Cal: c, Plane: p.Fit}
+		st := Still{Cards: joinOpposite(cs), Cal: c, Plane: p.Fit}
 		st.Plane.PxPerMM = px
 		return st, stillScore{paired, readScore(cs)}, diag, nil
 	}
@@ -132,6 +132,52 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	}
 	return st, nil
 }
+
+// joinOpposite joins the readings of one card from its two index
+// corners that the estimated scale sets apart. The centre a corner gives
+// lies 54 mm from it along the card's diagonal, so a scale some 10% off
+// sets the centres that two opposite corners give 10 mm apart, as two
+// cards, turned half round from each other. Two cards of a hand lie 15
+// mm or more apart, and the same way round, though one may be read at
+// its turned corner only. Of such a pair
+// the surer reading stands; where the two name different cards, one
+// corner is misread, and the card is in doubt (disputedConfidence).
+func joinOpposite(cs []Observation) []Observation {
+	gone := make([]bool, len(cs))
+	for i := range cs {
+		for j := range cs {
+			o, p := &cs[i], &cs[j]
+			if i == j || gone[i] || gone[j] || !o.Card.Valid() || !p.Card.Valid() || Dist(o.Center, p.Center) >= oppositeJoinMM {
+				continue
+			}
+			turn := math.Abs(math.Remainder(o.Angle-p.Angle, 360))
+			if turn < 180-oppositeTurnDeg || p.Confidence > o.Confidence || p.Confidence == o.Confidence && j < i {
+				continue
+			}
+			if o.Card != p.Card {
+				o.Confidence = math.Min(o.Confidence, disputedConfidence)
+			}
+			gone[j] = true
+		}
+	}
+	out := cs[:0]
+	for i, o := range cs {
+		if !gone[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// What joinOpposite takes for one card read at opposite corners: centres
+// less than oppositeJoinMM apart (a scale up to some 11% off), turned
+// half round within oppositeTurnDeg. disputedConfidence caps a card its
+// two corners read as different cards, below Confident.
+const (
+	oppositeJoinMM     = 12.0
+	oppositeTurnDeg    = 25.0
+	disputedConfidence = 0.7
+)
 
 // minScaleFix is how far off, as a share, the scale a still's cards
 // measure (diagonalRatio) must say the chosen one is for the still to be

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"bjmonitor/cards"
@@ -54,6 +55,57 @@ func TestDiagonalRatio(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := diagonalRatio(tc.reads); math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("diagonalRatio = %.4f, want %.4f", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestJoinOpposite checks that a card read at its two index corners, at a
+// scale off enough to set the centres they give apart, is one card, in
+// doubt where the corners disagree. proc:2 seed 5011 (1.30 px/mm, read at
+// 1.42): a bent 3♥ read 3♥ at 0.96 at its top corner and 3♦ at 0.91 at
+// its turned bottom one, the centres 10 mm apart, counted as two cards.
+// proc:11 seed 5011, read at the same wrong scale: a 2♥ at 0.96 and the
+// 7♥ under it, read at its turned corner at 0.81, their centres 13.9 mm
+// apart, are two cards.
+func TestJoinOpposite(t *testing.T) {
+	th, td, eh := cards.Card{Rank: cards.Three, Suit: cards.Hearts}, cards.Card{Rank: cards.Three, Suit: cards.Diamonds}, cards.Card{Rank: cards.Eight, Suit: cards.Diamonds}
+	twoH, sevenH := cards.Card{Rank: cards.Two, Suit: cards.Hearts}, cards.Card{Rank: cards.Seven, Suit: cards.Hearts}
+	obs := func(c cards.Card, conf, x, y, angle float64) Observation {
+		return Observation{Card: c, Confidence: conf, Center: pt(x, y), Angle: angle}
+	}
+	tests := []struct {
+		name string
+		in   []Observation
+		want []Observation
+	}{
+		{"the 3♥ read 3♦ at its turned corner: one card, in doubt",
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(td, 0.91, 297, -47, -88), obs(eh, 0.98, 300, -60, 92)},
+			[]Observation{obs(th, disputedConfidence, 306, -42, 95), obs(eh, 0.98, 300, -60, 92)}},
+		{"the surer reading stands, wherever it comes",
+			[]Observation{obs(td, 0.91, 297, -47, -88), obs(th, 0.96, 306, -42, 95)},
+			[]Observation{obs(th, disputedConfidence, 306, -42, 95)}},
+		{"one card read alike at both corners: once, as sure as it was",
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(th, 0.91, 297, -47, -88)},
+			[]Observation{obs(th, 0.96, 306, -42, 95)}},
+		{"two cards of a hand, the same way round",
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(td, 0.91, 297, -47, 92)},
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(td, 0.91, 297, -47, 92)}},
+		{"turned half round, but a hand's spacing apart",
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(td, 0.91, 290, -55, -88)},
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(td, 0.91, 290, -55, -88)}},
+		{"a hand's lower card read at its turned corner, the scale 11% off",
+			[]Observation{obs(twoH, 0.96, 200, 100, 80), obs(sevenH, 0.81, 203.5, 86.5, -97)},
+			[]Observation{obs(twoH, 0.96, 200, 100, 80), obs(sevenH, 0.81, 203.5, 86.5, -97)}},
+		{"an unread card is not joined",
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(cards.Card{}, 0, 297, -47, -88)},
+			[]Observation{obs(th, 0.96, 306, -42, 95), obs(cards.Card{}, 0, 297, -47, -88)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := joinOpposite(slices.Clone(tc.in))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("joinOpposite =\n%v\nwant\n%v", got, tc.want)
 			}
 		})
 	}
