@@ -177,6 +177,39 @@ func TestGuessedReadingNeverSure(t *testing.T) {
 	}
 }
 
+// TestDisputedCorners checks that a card whose two index corners read
+// different cards stands as the surer reading, in doubt. proc:5 seed 2405
+// round 1002: seat 7's K♠ read K♣ at 0.84 at its turned corner and K♠ at
+// 0.71 at its top one; the K♣ stood surely, and the round was not exact.
+func TestDisputedCorners(t *testing.T) {
+	ks, kc := cards.Card{Rank: cards.King, Suit: cards.Spades}, cards.Card{Rank: cards.King, Suit: cards.Clubs}
+	top := corner{P: pt(100, 50), U: pt(1, 0), V: pt(0, 1)}
+	bottom := corner{P: pt(163, 138), U: pt(-1, 0), V: pt(0, -1)}
+	onPaper := func(calibration.Point) bool { return true }
+	tests := []struct {
+		name     string
+		reads    []read
+		want     cards.Card
+		wantConf float64
+	}{
+		{"the corners disagree", []read{readAt(top, ks, 0.71), readAt(bottom, kc, 0.84)}, kc, disputedConfidence},
+		{"the corners disagree, the surer first", []read{readAt(bottom, kc, 0.84), readAt(top, ks, 0.71)}, kc, disputedConfidence},
+		{"a reading below disputeFloor says nothing", []read{readAt(top, ks, 0.45), readAt(bottom, kc, 0.84)}, kc, 0.84},
+		{"the corners agree", []read{readAt(top, kc, 0.71), readAt(bottom, kc, 0.84)}, kc, 0.84},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gs := faceGroups(tc.reads, onPaper)
+			if len(gs) != 1 {
+				t.Fatalf("got %d cards, want 1: %+v", len(gs), gs)
+			}
+			if gs[0].card != tc.want || gs[0].conf != tc.wantConf {
+				t.Errorf("got %v at %.2f, want %v at %.2f", gs[0].card, gs[0].conf, tc.want, tc.wantConf)
+			}
+		})
+	}
+}
+
 // TestConfirmGuessed checks the second crop at a guessed corner: only a
 // reading of a card at Confident or more is read again, and only where
 // the second crop reads the same card at Confident or more is the reading

@@ -171,12 +171,10 @@ func joinOpposite(cs []Observation) []Observation {
 
 // What joinOpposite takes for one card read at opposite corners: centres
 // less than oppositeJoinMM apart (a scale up to some 11% off), turned
-// half round within oppositeTurnDeg. disputedConfidence caps a card its
-// two corners read as different cards, below Confident.
+// half round within oppositeTurnDeg.
 const (
-	oppositeJoinMM     = 12.0
-	oppositeTurnDeg    = 25.0
-	disputedConfidence = 0.7
+	oppositeJoinMM  = 12.0
+	oppositeTurnDeg = 25.0
 )
 
 // minScaleFix is how far off, as a share, the scale a still's cards

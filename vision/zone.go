@@ -550,11 +550,14 @@ func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(calibr
 
 // faceGroup is the index corners read as one card whose centres agree
 // (at; none once the group is emptied), capped if the dealer's hand was
-// near any. conf is the surest reading's.
+// near any. conf is the surest reading's. guessed: every corner is a
+// guessed one no second crop confirmed, whose crop may have lost part of
+// the suit.
 type faceGroup struct {
 	face
-	at     []corner
-	capped bool
+	at      []corner
+	capped  bool
+	guessed bool
 }
 
 // kept reports whether g still stands for a card: no rule has emptied it.
@@ -591,7 +594,7 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 			}
 		}
 		if g == nil {
-			g = &faceGroup{face: face{card: rd.res.Card, centre: c, v: rd.at.V}}
+			g = &faceGroup{face: face{card: rd.res.Card, centre: c, v: rd.at.V}, guessed: true}
 			faces = append(faces, g)
 		} else {
 			n := float64(len(g.at))
@@ -600,6 +603,7 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 		g.at = append(g.at, rd.at)
 		g.conf = math.Max(g.conf, rd.res.Confidence)
 		g.capped = g.capped || rd.capped
+		g.guessed = g.guessed && rd.at.Guessed && !rd.confirmed
 	}
 	return faces
 }
@@ -669,16 +673,36 @@ func insideCard(at corner, p calibration.Point) bool {
 }
 
 // dropSamePlace empties each group that lies where a surer one
-// does: two groups at one place are one card read two ways.
+// does: two groups at one place are one card read two ways. Where the
+// emptied group read another card at disputeFloor or more, at a corner
+// not merely guessed, the card's corners disagree and one of them is
+// misread: the surer reading stands, in doubt (disputedConfidence).
 func dropSamePlace(faces []*faceGroup) {
+	disputed := make([]bool, len(faces))
 	for i, g := range faces {
 		for j, h := range faces {
 			if i != j && g.kept() && h.kept() && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
 				h.at = nil
+				disputed[i] = disputed[i] || h.card != g.card && h.conf >= disputeFloor && !h.guessed
 			}
 		}
 	}
+	for i, g := range faces {
+		if disputed[i] && g.kept() {
+			g.conf = math.Min(g.conf, disputedConfidence)
+		}
+	}
 }
+
+// disputeFloor is the least confidence at which a reading of another
+// card, at a card's other corner, puts the card in doubt: one more likely
+// right than not. disputedConfidence is what a card in doubt is reported
+// with, below Confident: its round goes out for review where the card
+// could change the verdict.
+const (
+	disputeFloor       = 0.5
+	disputedConfidence = 0.7
+)
 
 // dropTurned empties each group that is another's turned reading.
 // A deck with an index in every corner is read at a corner of the other
