@@ -151,19 +151,30 @@ func TestGuessedReadingNeverSure(t *testing.T) {
 	top := corner{P: pt(100, 50), U: pt(1, 0), V: pt(0, 1)}
 	bottom := corner{P: pt(163, 138), U: pt(-1, 0), V: pt(0, -1)}
 	guessed := corner{P: pt(102, 50), U: pt(1, 0), V: pt(0, 1), Guessed: true}
-	onPaper := func(calibration.Point) bool { return true }
-	tests := []struct {
-		name     string
-		reads    []read
-		want     cards.Card
-		wantConf float64
-	}{
+	tests := []oneCardCase{
 		{"a guessed misreading and the card's other index", []read{
 			readAt(guessed, kc, 0.94), readAt(bottom, ks, 0.9),
 		}, ks, 0.9},
 		{"a guessed reading alone", []read{readAt(guessed, ks, 0.97)}, ks, guessedConfidence},
 		{"the same card at both", []read{readAt(guessed, ks, 0.97), readAt(top, ks, 0.8)}, ks, 0.8},
 	}
+	checkOneCard(t, tests)
+}
+
+// oneCardCase is corner readings that make one card, read as want at
+// wantConf.
+type oneCardCase struct {
+	name     string
+	reads    []read
+	want     cards.Card
+	wantConf float64
+}
+
+// checkOneCard groups each case's readings (faceGroups, every point on the
+// paper) and checks that they make the one card it wants.
+func checkOneCard(t *testing.T, tests []oneCardCase) {
+	t.Helper()
+	onPaper := func(calibration.Point) bool { return true }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			gs := faceGroups(tc.reads, onPaper)
@@ -185,29 +196,13 @@ func TestDisputedCorners(t *testing.T) {
 	ks, kc := cards.Card{Rank: cards.King, Suit: cards.Spades}, cards.Card{Rank: cards.King, Suit: cards.Clubs}
 	top := corner{P: pt(100, 50), U: pt(1, 0), V: pt(0, 1)}
 	bottom := corner{P: pt(163, 138), U: pt(-1, 0), V: pt(0, -1)}
-	onPaper := func(calibration.Point) bool { return true }
-	tests := []struct {
-		name     string
-		reads    []read
-		want     cards.Card
-		wantConf float64
-	}{
+	tests := []oneCardCase{
 		{"the corners disagree", []read{readAt(top, ks, 0.71), readAt(bottom, kc, 0.84)}, kc, disputedConfidence},
 		{"the corners disagree, the surer first", []read{readAt(bottom, kc, 0.84), readAt(top, ks, 0.71)}, kc, disputedConfidence},
 		{"a reading below disputeFloor says nothing", []read{readAt(top, ks, 0.45), readAt(bottom, kc, 0.84)}, kc, 0.84},
 		{"the corners agree", []read{readAt(top, kc, 0.71), readAt(bottom, kc, 0.84)}, kc, 0.84},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			gs := faceGroups(tc.reads, onPaper)
-			if len(gs) != 1 {
-				t.Fatalf("got %d cards, want 1: %+v", len(gs), gs)
-			}
-			if gs[0].card != tc.want || gs[0].conf != tc.wantConf {
-				t.Errorf("got %v at %.2f, want %v at %.2f", gs[0].card, gs[0].conf, tc.want, tc.wantConf)
-			}
-		})
-	}
+	checkOneCard(t, tests)
 }
 
 // TestConfirmGuessed checks the second crop at a guessed corner: only a
