@@ -89,7 +89,8 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if err != nil {
 			return Still{}, stillScore{}, 0, err
 		}
-		st := Still{Cards: joinOpposite(cs), Cal: c, Plane: p.Fit}
+		cs = joinOpposite(cs)
+		st := Still{Cards: cs, Cal: c, Plane: p.Fit}
 		st.Plane.PxPerMM = px
 		return st, stillScore{paired, readScore(cs)}, diag, nil
 	}
@@ -138,10 +139,10 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 // lies 54 mm from it along the card's diagonal, so a scale some 10% off
 // sets the centres that two opposite corners give 10 mm apart, as two
 // cards, turned half round from each other. Two cards of a hand lie 15
-// mm or more apart, and the same way round, though one may be read at
-// its turned corner only. Of such a pair
-// the surer reading stands; where the two name different cards, one
-// corner is misread, and the card is in doubt (disputedConfidence).
+// mm or more apart, and the same way round, though one may be read at its
+// turned corner only. Of such a pair the surer reading stands; where the
+// two name different cards, one corner is misread, and the card is in
+// doubt (disputedConfidence). It reuses cs's array.
 func joinOpposite(cs []Observation) []Observation {
 	gone := make([]bool, len(cs))
 	for i := range cs {
