@@ -43,15 +43,11 @@ const maxScaleTries = 4
 // ReadStill finds and reads the cards of one still picture (8-bit BGR).
 // With a calibration (the table file's camera, for pictures the size it
 // was calibrated at), the cards are placed on the table in mm. Without
-// one, the table plane is found from the cards themselves (FindPlane): at
-// scale pxPerMM (at the picture's centre) when that is positive, or else
-// at each of the likeliest scales their edges suggest, keeping the scale
-// at which the most cards read confidently at both their index corners
-// (stillScore), or else the most cards read confidently; where those
-// cards' corners say that scale is off (diagonalRatio), the picture is
-// read again at theirs. Either way the whole picture
-// is read as one zone, with the detector the monitor runs on video, at
-// once (nothing needs to settle in a still).
+// one, the table plane is found from the cards themselves (FindPlane),
+// at scale pxPerMM (at the picture's centre) when that is positive, or
+// else at the scale that reads the cards best (searchScale). Either way
+// the whole picture is read as one zone, with the detector the monitor
+// runs on video, at once (nothing needs to settle in a still).
 func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerMM float64) (Still, error) {
 	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
 		return Still{}, errors.New("vision: want an 8-bit BGR picture")
@@ -70,68 +66,83 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	if err != nil {
 		return Still{}, err
 	}
-	var scales []float64
-	for _, px := range p.Scales {
-		if px >= minStillPxPerMM && px <= maxStillPxPerMM && len(scales) < maxScaleTries {
-			scales = append(scales, px)
-		}
-	}
 	if pxPerMM > 0 {
-		scales = []float64{pxPerMM}
+		if pxPerMM < 0.5 || pxPerMM > 8 {
+			return Still{}, fmt.Errorf("vision: %.2f px/mm: no card index can be read below 0.5 px/mm, nor rectified above 8", pxPerMM)
+		}
+		st, _, _, err := readAtScale(img, p, reader, pxPerMM)
+		return st, err
 	}
-	// atScale reads the still on the plane at px pixels a mm.
-	atScale := func(px float64) (Still, stillScore, float64, error) {
-		c, err := p.Calibration(px)
-		if err != nil {
-			return Still{}, stillScore{}, 0, err
-		}
-		cs, paired, diag, err := readWhole(img, c, reader)
-		if err != nil {
-			return Still{}, stillScore{}, 0, err
-		}
-		cs = joinOpposite(cs)
-		st := Still{Cards: cs, Cal: c, Plane: p.Fit}
-		st.Plane.PxPerMM = px
-		return st, stillScore{paired, readScore(cs)}, diag, nil
-	}
-	var best Still
-	bestScore := stillScore{paired: -1}
-	bestDiag := 0.0 // the cards' measure of the best scale (diagonalRatio)
-	for _, px := range scales {
-		if px < 0.5 || px > 8 {
-			continue // no card index can be read, or the detector cannot rectify that finely
-		}
-		st, sc, diag, err := atScale(px)
-		if err != nil {
-			return Still{}, err
-		}
-		if sc.better(bestScore) {
-			best, bestScore, bestDiag = st, sc, diag
+	var edges []float64
+	for _, px := range p.Scales {
+		if px >= minStillPxPerMM && px <= maxStillPxPerMM && len(edges) < maxScaleTries {
+			edges = append(edges, px)
 		}
 	}
-	if best.Cal == nil {
-		return Still{}, errNoScale
-	}
-	if pxPerMM > 0 || bestDiag == 0 {
-		return best, nil
-	}
-	// The edges' scale can be some 10% off, as a card's edges are cut
-	// short by its rounded corners and by the cards over it; at that scale
-	// a card's two index corners still agree on its centre, but its body
-	// reaches past its paper. The cards read at both index corners
-	// measure the scale: read again at theirs, unless that reads worse.
-	px := best.Plane.PxPerMM * bestDiag
-	if math.Abs(bestDiag-1) < minScaleFix || px < minStillPxPerMM || px > maxStillPxPerMM {
-		return best, nil
-	}
-	st, sc, _, err := atScale(px)
+	read := map[float64]Still{}
+	px, err := searchScale(edges, func(px float64) (stillScore, float64, error) {
+		st, sc, diag, err := readAtScale(img, p, reader, px)
+		read[px] = st
+		return sc, diag, err
+	})
 	if err != nil {
 		return Still{}, err
+	}
+	return read[px], nil
+}
+
+// readAtScale reads a still on plane p at px pixels a mm, and scores that
+// scale: its stillScore and the scale's measure by the cards read at both
+// index corners (diagonalRatio, 0 with too few of them).
+func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stillScore, float64, error) {
+	c, err := p.Calibration(px)
+	if err != nil {
+		return Still{}, stillScore{}, 0, err
+	}
+	cs, paired, diag, err := readWhole(img, c, reader)
+	if err != nil {
+		return Still{}, stillScore{}, 0, err
+	}
+	cs = joinOpposite(cs)
+	st := Still{Cards: cs, Cal: c, Plane: p.Fit}
+	st.Plane.PxPerMM = px
+	return st, stillScore{paired, readScore(cs)}, diag, nil
+}
+
+// searchScale finds the scale a still reads best at (stillScore), reading
+// it (read: the scale's score and the cards' measure of it) at the scales
+// its cards' edges suggest, edges, likeliest first. The edges' scale can
+// be some 10% off, as a card's edges are cut short by its rounded corners
+// and by the cards over it; at that scale a card's two index corners
+// still agree on its centre, but its body reaches past its paper. The
+// cards read at both index corners measure the scale (diagonalRatio):
+// the still is read again at theirs, which stands unless it reads worse.
+func searchScale(edges []float64, read func(px float64) (stillScore, float64, error)) (float64, error) {
+	best, bestScore, bestDiag := 0.0, stillScore{paired: -1}, 0.0
+	for _, px := range edges {
+		sc, diag, err := read(px)
+		if err != nil {
+			return 0, err
+		}
+		if sc.better(bestScore) {
+			best, bestScore, bestDiag = px, sc, diag
+		}
+	}
+	if best == 0 {
+		return 0, errNoScale
+	}
+	px := best * bestDiag
+	if bestDiag == 0 || math.Abs(bestDiag-1) < minScaleFix || px < minStillPxPerMM || px > maxStillPxPerMM {
+		return best, nil
+	}
+	sc, _, err := read(px)
+	if err != nil {
+		return 0, err
 	}
 	if bestScore.better(sc) {
 		return best, nil
 	}
-	return st, nil
+	return px, nil
 }
 
 // joinOpposite joins the readings of one card from its two index
