@@ -110,40 +110,103 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 }
 
 // searchScale finds the scale a still reads best at (stillScore), reading
-// it (read: the scale's score and the cards' measure of it) at the scales
-// its cards' edges suggest, edges, likeliest first. The edges' scale can
-// be some 10% off, as a card's edges are cut short by its rounded corners
-// and by the cards over it; at that scale a card's two index corners
-// still agree on its centre, but its body reaches past its paper. The
-// cards read at both index corners measure the scale (diagonalRatio):
-// the still is read again at theirs, which stands unless it reads worse.
+// it (read: the scale's score and the cards' measure of it) first at the
+// scales its cards' edges suggest, edges, likeliest first. The edges'
+// scale can be some 10% off, as a card's edges are cut short by its
+// rounded corners and by the cards over it; at that scale a card's two
+// index corners still agree on its centre, but its body reaches past its
+// paper. The cards read at both index corners measure the best scale
+// (diagonalRatio): where they say it is minScaleFix or more off, the
+// still is read again at theirs, which wins a tie.
+// Where fewer than minConfirming cards pair (are read at two index
+// corners that agree) at the scale found so (a few cards fanned in one
+// hand, whose edges cover one another), all the edges' scales may be some
+// 20% off: the still is read around it (scaleLadder), and at the scales
+// the cards measure there, and a scale found so stands only where at
+// least minConfirming cards pair at it, as a few more cards read at a
+// scale that none confirms say little; none of those is read within
+// minScaleFix of a scale read before. At most maxStillReads scales are
+// read.
 func searchScale(edges []float64, read func(px float64) (stillScore, float64, error)) (float64, error) {
-	best, bestScore, bestDiag := 0.0, stillScore{paired: -1}, 0.0
-	for _, px := range edges {
+	var (
+		best      float64
+		bestScore = stillScore{paired: -1}
+		bestDiag  float64   // the cards' measure of the best scale
+		tried     []float64 // the scales read, in order
+	)
+	// try reads the still at px, unless px is out of range or within
+	// minScaleFix of a scale in near, and keeps px where it reads better
+	// than the best so far (or as well, where the cards measured px) and,
+	// if confirm, at least minConfirming cards pair at it. It returns the
+	// cards' measure of px (diagonalRatio), 0 when none or when px was
+	// not read.
+	try := func(px float64, measured bool, near []float64, confirm bool) (float64, error) {
+		if px < minStillPxPerMM || px > maxStillPxPerMM || len(tried) == maxStillReads {
+			return 0, nil
+		}
+		for _, q := range near {
+			if math.Abs(px/q-1) < minScaleFix {
+				return 0, nil
+			}
+		}
+		tried = append(tried, px)
 		sc, diag, err := read(px)
 		if err != nil {
 			return 0, err
 		}
-		if sc.better(bestScore) {
+		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc)) {
 			best, bestScore, bestDiag = px, sc, diag
+		}
+		return diag, nil
+	}
+	for _, px := range edges {
+		if _, err := try(px, false, nil, false); err != nil {
+			return 0, err
 		}
 	}
 	if best == 0 {
 		return 0, errNoScale
 	}
-	px := best * bestDiag
-	if bestDiag == 0 || math.Abs(bestDiag-1) < minScaleFix || px < minStillPxPerMM || px > maxStillPxPerMM {
-		return best, nil
+	if bestDiag != 0 {
+		if _, err := try(best*bestDiag, true, []float64{best}, false); err != nil {
+			return 0, err
+		}
 	}
-	sc, _, err := read(px)
-	if err != nil {
-		return 0, err
+	if bestScore.paired >= minConfirming {
+		return best, nil // confirmed
 	}
-	if bestScore.better(sc) {
-		return best, nil
+	base := best
+	var measured []float64
+	for _, k := range scaleLadder {
+		diag, err := try(base*k, false, tried, true)
+		if err != nil {
+			return 0, err
+		}
+		if diag != 0 {
+			measured = append(measured, base*k*diag)
+		}
 	}
-	return px, nil
+	for _, q := range measured {
+		if _, err := try(q, true, tried, true); err != nil {
+			return 0, err
+		}
+	}
+	return best, nil
 }
+
+// scaleLadder is where around the best of the edges' scales a still is
+// read again when too few of its cards confirm that scale: 10% and 20%
+// either side, so that the right scale lies within some 5% of one that
+// is read, near enough for the cards' corners to pair and measure it.
+var scaleLadder = []float64{0.9, 1.1, 0.8, 1.2}
+
+// minConfirming is how many cards read at two index corners that agree
+// confirm a still's scale.
+const minConfirming = 2
+
+// maxStillReads bounds how many scales one still is read at: the edges'
+// maxScaleTries, the ladder, and the scales the cards measure at them.
+const maxStillReads = 12
 
 // joinOpposite joins the readings of one card from its two index
 // corners that the estimated scale sets apart. The centre a corner gives

@@ -110,3 +110,74 @@ func TestJoinOpposite(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchScale checks the scales a still is read at, on a model of
+// one whose right scale is 2 px/mm: within 6% of it its cards pair (read
+// at two index corners that agree), within 15% those read at both corners
+// measure it, and the nearer it the more cards read. proc:24 seed 5015, four
+// cards fanned in one hand at 2.43 px/mm, had edges at 1.91, 2.87, 2.02
+// and 1.81 px/mm; no card paired at any of them, and the best, 1.91,
+// placed two of the cards twice, confidently, where none lay.
+func TestSearchScale(t *testing.T) {
+	const right = 2.0
+	// still models a still whose cards read at both index corners are
+	// measuring (at least two of them), paired of them pairing.
+	still := func(measuring, paired int) func(px float64) (stillScore, float64) {
+		return func(px float64) (stillScore, float64) {
+			off := math.Abs(px/right - 1)
+			sc := stillScore{reads: 1 - off}
+			if off < 0.06 {
+				sc.paired = paired
+			}
+			if measuring >= 2 && off < 0.15 {
+				return sc, right / px
+			}
+			return sc, 0
+		}
+	}
+	tests := []struct {
+		name   string
+		edges  []float64
+		still  func(px float64) (stillScore, float64)
+		want   float64
+		nReads int
+	}{
+		{"the edges right", []float64{2.0, 2.8}, still(3, 3), 2.0, 2},
+		{"the edges 10% off, the cards measure it", []float64{2.2}, still(3, 3), 2.0, 2},
+		{"the edges 14% off, the cards measure it", []float64{1.72}, still(3, 3), 2.0, 2},
+		{"nothing pairs nor measures at the edges' scales", []float64{1.65, 2.6}, still(2, 2), 1.65 * 1.2, 6},
+		{"the ladder's scales measured", []float64{1.6, 2.7}, still(2, 2), 2.0, 7},
+		{"nothing confirms the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 0), 1.72, 5},
+		{"one card pairs at the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 1), 1.72, 5},
+		{"the edges far off, nothing pairs", []float64{1.2}, still(0, 0), 1.2, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var reads []float64
+			got, err := searchScale(tc.edges, func(px float64) (stillScore, float64, error) {
+				reads = append(reads, px)
+				sc, diag := tc.still(px)
+				return sc, diag, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("scale %.3f, want %.3f (read at %.3f)", got, tc.want, reads)
+			}
+			if len(reads) != tc.nReads {
+				t.Errorf("read at %d scales %.3f, want %d", len(reads), reads, tc.nReads)
+			}
+			for i, a := range reads {
+				for _, b := range reads[i+1:] {
+					if math.Abs(a/b-1) < minScaleFix {
+						t.Errorf("read at %.3f and %.3f, within %.0f%%", a, b, 100*minScaleFix)
+					}
+				}
+			}
+		})
+	}
+	if _, err := searchScale(nil, func(float64) (stillScore, float64, error) { return stillScore{}, 0, nil }); err == nil {
+		t.Error("no edges: want an error")
+	}
+}
