@@ -69,3 +69,24 @@ func TestReadDealtStill(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "read-dealt-still.golden.txt"), stdout)
 }
+
+// TestReadScaleOutOfRange reads the sample still at scales no card index
+// can be read at or rectified at: each is refused for the picture with
+// an error that names the scale, and the exit status says so.
+func TestReadScaleOutOfRange(t *testing.T) {
+	models := filepath.Join("..", "..", "models", "cardindex")
+	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
+	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	still := filepath.Join("..", "..", "testvideos", "dealt-still.jpg")
+	for px, named := range map[string]string{"0.2": "0.20 px/mm", "12": "12.00 px/mm"} {
+		t.Run(px, func(t *testing.T) {
+			_, stderr, err := run(t, "read", "--px-per-mm", px, still)
+			if !errors.Is(err, errSomeUnread) || exitCode(err) != 1 {
+				t.Errorf("monitor read: %v (exit status %d), want errSomeUnread and 1", err, exitCode(err))
+			}
+			if !strings.Contains(stderr, still) || !strings.Contains(stderr, named) {
+				t.Errorf("stderr %q does not name the picture and %s", stderr, named)
+			}
+		})
+	}
+}
