@@ -31,9 +31,7 @@ func enrolStill(t *testing.T, change func([]scene.PlacedCard) []scene.PlacedCard
 	if err != nil {
 		t.Fatal(err)
 	}
-	models := filepath.Join("..", "..", "models", "cardindex")
-	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
-	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	useBundledModels(t)
 	return e
 }
 
@@ -103,9 +101,7 @@ func TestConfigDeckErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"format":"bjmonitor-deck/1"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	models := filepath.Join("..", "..", "models", "cardindex")
-	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
-	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	useBundledModels(t)
 	for _, tc := range []struct{ name, deck, want string }{
 		{"missing", "nowhere.deck.json", "no such file"},
 		{"not a deck", "bad.deck.json", "deck file"},

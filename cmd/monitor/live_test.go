@@ -61,6 +61,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// useBundledModels points the monitor run by the test at the repository's
+// card models (models/cardindex), by absolute path.
+func useBundledModels(t *testing.T) {
+	t.Helper()
+	models := filepath.Join("..", "..", "models", "cardindex")
+	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
+	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+}
+
 // abs returns the absolute path of a path relative to this package.
 func abs(tb testing.TB, p string) string {
 	tb.Helper()

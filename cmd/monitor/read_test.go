@@ -16,9 +16,7 @@ import (
 // file is named with its error, the still is still read, and the exit
 // status says one picture failed.
 func TestReadStills(t *testing.T) {
-	models := filepath.Join("..", "..", "models", "cardindex")
-	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
-	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	useBundledModels(t)
 	still := filepath.Join("..", "..", "testvideos", "enroll-layout.jpg")
 	missing := filepath.Join(t.TempDir(), "missing.png")
 	stdout, stderr, err := run(t, "read", "--json", still, missing)
@@ -59,9 +57,7 @@ func TestReadStills(t *testing.T) {
 // prints with the golden file; regenerate with -update. Every card of
 // the picture is in it, read right.
 func TestReadDealtStill(t *testing.T) {
-	models := filepath.Join("..", "..", "models", "cardindex")
-	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
-	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	useBundledModels(t)
 	still := filepath.Join("..", "..", "testvideos", "dealt-still.jpg")
 	stdout, _, err := run(t, "read", still)
 	if err != nil {
@@ -74,9 +70,7 @@ func TestReadDealtStill(t *testing.T) {
 // can be read at or rectified at: each is refused for the picture with
 // an error that names the scale, and the exit status says so.
 func TestReadScaleOutOfRange(t *testing.T) {
-	models := filepath.Join("..", "..", "models", "cardindex")
-	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
-	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	useBundledModels(t)
 	still := filepath.Join("..", "..", "testvideos", "dealt-still.jpg")
 	for px, named := range map[string]string{"0.2": "0.20 px/mm", "12": "12.00 px/mm"} {
 		t.Run(px, func(t *testing.T) {
