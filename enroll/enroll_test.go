@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { os.Exit(matleak.Run(m)) }
 var (
 	modelPath     = filepath.Join("..", "models", "cardindex", "cardindex.onnx")
 	fastModelPath = filepath.Join("..", "models", "cardindex", "cardindex-fast.onnx")
+	featuresPath  = filepath.Join("..", "models", "cardindex", "cardindex-features.onnx")
 )
 
 func openCascade(tb testing.TB) *classify.Cascade {
@@ -37,6 +38,16 @@ func openCascade(tb testing.TB) *classify.Cascade {
 	}
 	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+// openEmbedder opens the shipped features model; the caller owns it.
+func openEmbedder(tb testing.TB) *classify.Embedder {
+	tb.Helper()
+	e, err := classify.OpenEmbedder(featuresPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }
 
 func newArt(tb testing.TB) *cardart.Art {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ import (
 
 var (
 	thresholds = flag.Bool("thresholds", false, "measure the template matches on every gnome deck and print how MatchOptions' thresholds were chosen")
-	onlyDecks  = flag.String("decks", "", "with -thresholds, only these gnome decks (comma-separated)")
+	onlyDecks  = flag.String("decks", "", "with -thresholds, only these decks (comma-separated): gnome decks, or procedural ones (proc:N, designs in font families held out of training; they need scripts/setup-training)")
 )
 
 // playCrop is an index corner of a card dealt in play, cut where the
@@ -180,7 +181,7 @@ func TestEnrolledReadsPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := classify.NewEnrolled(openCascadeOwned(t), d, classify.DefaultMatchOptions())
+	e, err := classify.NewEnrolled(openCascadeOwned(t), openEmbedder(t), d, classify.DefaultMatchOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +231,7 @@ type matchStat struct {
 	right        bool
 	visible      bool
 	agree        bool // the model reads the card the templates match best
+	modelRight   bool // the model reads the card
 }
 
 // TestEnrolledThresholds measures, on every gnome deck, how the enrolled
@@ -247,11 +249,28 @@ func TestEnrolledThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var names []string
+	for _, dk := range decks {
+		names = append(names, dk.Name)
+	}
+	if *onlyDecks != "" {
+		names = strings.Split(*onlyDecks, ",")
+	}
 	var all []matchStat
-	for k, dk := range decks {
-		if *onlyDecks != "" && !slices.Contains(strings.Split(*onlyDecks, ","), dk.Name) {
-			continue
+	for _, name := range names {
+		// A deck's seeds follow its place among the gnome decks, as
+		// they did before procedural decks could be named; a
+		// procedural deck's follow its own seed.
+		k := slices.IndexFunc(decks, func(dk cardart.Deck) bool { return dk.Name == name })
+		if n, ok := strings.CutPrefix(name, cardart.ProceduralPrefix); ok {
+			if k, err = strconv.Atoi(n); err != nil {
+				t.Fatalf("deck %q: %v", name, err)
+			}
+			k += 100
+		} else if k < 0 {
+			t.Fatalf("no deck %q", name)
 		}
+		dk := cardart.Deck{Name: name}
 		d, _, err := learn(t, still(t, art, dk.Name, uint64(20+k), nil), model)
 		if err != nil {
 			t.Errorf("%s: %v", dk.Name, err)
@@ -262,13 +281,19 @@ func TestEnrolledThresholds(t *testing.T) {
 		t.Logf("%-18s %s", dk.Name, summary(stats, classify.DefaultMatchOptions()))
 	}
 	t.Logf("all decks: %s", summary(all, classify.DefaultMatchOptions()))
+	thresholdTables(t, all)
+}
+
+// thresholdTables prints, for a grid of score floors and ratios, how many
+// corners the matches decide and how many of them wrong.
+func thresholdTables(t *testing.T, all []matchStat) {
 	for _, agree := range []bool{true, false} {
 		var b strings.Builder
 		what := "overrule the model (the model reads another card)"
 		if agree {
 			what = "confirm the model (it reads the same card)"
 		}
-		fmt.Fprintf(&b, "where the templates would %s: corners decided / wrong, by MinScore (rows) and ratio (columns):\n%8s", what, "")
+		fmt.Fprintf(&b, "where the deck would %s: corners decided / wrong, by MinScore (rows) and ratio (columns):\n%8s", what, "")
 		ratios := []float64{1, 1.5, 2, 3, 4, 5, 6}
 		for _, r := range ratios {
 			fmt.Fprintf(&b, " %10.1f", r)
@@ -290,7 +315,7 @@ func TestEnrolledThresholds(t *testing.T) {
 func deckStats(tb testing.TB, art *cardart.Art, d *classify.Deck, deck string, seed uint64) []matchStat {
 	tb.Helper()
 	inner := openCascadeOwned(tb)
-	e, err := classify.NewEnrolled(inner, d, classify.DefaultMatchOptions())
+	e, err := classify.NewEnrolled(inner, openEmbedder(tb), d, classify.DefaultMatchOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -313,7 +338,7 @@ func deckStats(tb testing.TB, art *cardart.Art, d *classify.Deck, deck string, s
 	}
 	out := make([]matchStat, len(ms))
 	for i, m := range ms {
-		out[i] = matchStat{score: m.Score, ratio: m.Ratio(), right: m.Card == pcs[i].card, visible: pcs[i].visible, agree: res[i].Card == m.Card}
+		out[i] = matchStat{score: m.Score, ratio: m.Ratio(), right: m.Card == pcs[i].card, visible: pcs[i].visible, agree: res[i].Card == m.Card, modelRight: res[i].Card == pcs[i].card}
 	}
 	return out
 }
@@ -340,7 +365,7 @@ func decide(all []matchStat, score, ratio float64, agree bool) (decided, wrong i
 }
 
 func summary(stats []matchStat, o classify.MatchOptions) string {
-	vis, visDecided, dec, wrong := 0, 0, 0, 0
+	vis, visDecided, visModel, dec, wrong := 0, 0, 0, 0, 0
 	for _, m := range stats {
 		ratio := o.OverruleRatio
 		if m.agree {
@@ -352,6 +377,9 @@ func summary(stats []matchStat, o classify.MatchOptions) string {
 			if d && m.right {
 				visDecided++
 			}
+			if m.modelRight {
+				visModel++
+			}
 		}
 		if d {
 			dec++
@@ -360,8 +388,8 @@ func summary(stats []matchStat, o classify.MatchOptions) string {
 			}
 		}
 	}
-	return fmt.Sprintf("%d corners (%d with the index visible): %d decided, %d of them wrong; visible indices decided right %d of %d",
-		len(stats), vis, dec, wrong, visDecided, vis)
+	return fmt.Sprintf("%d corners (%d with the index visible): %d decided, %d of them wrong; visible indices decided right %d of %d (the model reads %d right)",
+		len(stats), vis, dec, wrong, visDecided, vis, visModel)
 }
 
 func split(all []matchStat) (right, wrong []matchStat) {

@@ -55,14 +55,16 @@ func TestDeck(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"format":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	features := filepath.Join("..", "models", "cardindex", "cardindex-features.onnx")
 	for _, tc := range []struct {
-		name string
-		deck string
-		want error
+		name           string
+		deck, features string
+		want           error
 	}{
-		{"enrolled", writeDeck(t), nil},
-		{"missing", filepath.Join(t.TempDir(), "none.json"), fs.ErrNotExist},
-		{"damaged", bad, classify.ErrDeck},
+		{"enrolled", writeDeck(t), features, nil},
+		{"missing", filepath.Join(t.TempDir(), "none.json"), features, fs.ErrNotExist},
+		{"damaged", bad, features, classify.ErrDeck},
+		{"no features model", writeDeck(t), filepath.Join(t.TempDir(), "none.onnx"), fs.ErrNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			meter, err := evaluator.NewMeter(1000, 0.15, 0)
@@ -70,7 +72,7 @@ func TestDeck(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, err := New(Config{
-				Table: table, Model: filepath.Join("..", "models", "cardindex", "cardindex.onnx"), Deck: tc.deck, FPS: 25,
+				Table: table, Model: filepath.Join("..", "models", "cardindex", "cardindex.onnx"), Deck: tc.deck, FeaturesModel: tc.features, FPS: 25,
 				Rules: game.DefaultRules(), Meter: meter,
 				Reconcile: alerts.Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()},
 			})

@@ -53,10 +53,11 @@ type Config struct {
 	// it reads below RecheckBelow (classify.Cascade).
 	FastModel    string
 	RecheckBelow float64
-	// Deck, when set, is the table's own deck file (monitor enroll): its
-	// index templates decide the card wherever they are clear, and the
-	// model reads the rest (classify.Enrolled).
-	Deck string
+	// Deck, when set, is the table's own deck file (monitor enroll): it
+	// decides the card wherever it clearly matches a corner, compared by
+	// the features model at FeaturesModel, and the model reads the rest
+	// (classify.Enrolled).
+	Deck, FeaturesModel string
 	// FPS is the video's frame rate; it sets the tracker's timings.
 	FPS float64
 	// Controlled: the controller's game_start and game_end mark rounds, so
@@ -223,7 +224,7 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, err
 	}
 	if cfg.Deck != "" {
-		if clf, err = enrolled(clf, cfg.Deck); err != nil {
+		if clf, err = enrolled(clf, cfg.Deck, cfg.FeaturesModel); err != nil {
 			return nil, err
 		}
 	}
@@ -243,15 +244,20 @@ func New(cfg Config) (*Pipeline, error) {
 	}, nil
 }
 
-// enrolled wraps clf in the enrolled deck at path; it closes clf when it
-// fails.
-func enrolled(clf model, path string) (model, error) {
+// enrolled wraps clf in the enrolled deck at path, compared by the
+// features model at features; it closes clf when it fails.
+func enrolled(clf model, path, features string) (model, error) {
 	d, err := classify.LoadDeck(path)
 	if err != nil {
 		clf.Close()
 		return nil, err
 	}
-	return classify.NewEnrolled(clf, d, classify.DefaultMatchOptions())
+	emb, err := classify.OpenEmbedder(features)
+	if err != nil {
+		clf.Close()
+		return nil, err
+	}
+	return classify.NewEnrolled(clf, emb, d, classify.DefaultMatchOptions())
 }
 
 // Close releases the detector, the model and the cropper. Safe to call

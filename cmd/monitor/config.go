@@ -136,10 +136,14 @@ type VisionConfig struct {
 	// not read. 0 reads every frame.
 	AnalysisFPS float64 `mapstructure:"analysis_fps"`
 	// Deck is the table's own deck as monitor enroll learned it (a deck
-	// file); where its index templates are clear they decide the card
+	// file); where it clearly matches a corner it decides the card
 	// (classify.Enrolled). Empty: the model alone reads. A relative path
 	// is taken from the configuration file's folder.
 	Deck string `mapstructure:"deck"`
+	// FeaturesModel is what the deck's corners are compared by: the
+	// careful model's hidden layers (classify.Embedder), exported beside
+	// it. Read only with a deck; a relative path is found as Model's.
+	FeaturesModel string `mapstructure:"features_model"`
 }
 
 // TableConfig is the table's game and dealing rules.
@@ -215,7 +219,7 @@ func DefaultConfig() Config {
 	b7 := evaluator.DefaultBlazing7s
 	return Config{
 		Table: TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
-		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", FastModel: "models/cardindex/cardindex-fast.onnx",
+		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", FastModel: "models/cardindex/cardindex-fast.onnx", FeaturesModel: "models/cardindex/cardindex-features.onnx",
 			RecheckBelow: classify.DefaultRecheckBelow, MinConfidence: vision.Confident, AnalysisFPS: 12.5},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
@@ -527,7 +531,7 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 		}
 	}
 	exe := executable()
-	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel} {
+	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel, &c.Vision.FeaturesModel} {
 		*f = findData(*f, exe)
 	}
 	return c, c.Validate()
@@ -562,7 +566,7 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 		return pipeline.Config{}, err
 	}
 	return pipeline.Config{
-		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, Deck: c.Vision.Deck,
+		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, Deck: c.Vision.Deck, FeaturesModel: c.Vision.FeaturesModel,
 		FPS: fps, Rules: c.Rules(), Meter: meter,
 		Reconcile: alerts.Config{
 			Table: c.Table.ID, Rules: c.Rules(), Tables: c.PayTables(),
@@ -609,6 +613,9 @@ func (c Config) checkModels() error {
 	files := []struct{ field, path, what string }{
 		{"vision.model", c.Vision.Model, "the card model"},
 		{"vision.fast_model", c.Vision.FastModel, `the fast card model (set it to "" to read every crop with vision.model)`},
+	}
+	if c.Vision.Deck != "" {
+		files = append(files, struct{ field, path, what string }{"vision.features_model", c.Vision.FeaturesModel, "the features model the enrolled deck (vision.deck) is compared by"})
 	}
 	for _, f := range files {
 		if f.path == "" {

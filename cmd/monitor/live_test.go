@@ -68,6 +68,7 @@ func useBundledModels(t *testing.T) {
 	models := filepath.Join("..", "..", "models", "cardindex")
 	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
 	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
+	t.Setenv("MONITOR_VISION_FEATURES_MODEL", abs(t, filepath.Join(models, "cardindex-features.onnx")))
 }
 
 // abs returns the absolute path of a path relative to this package.

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"errors"
 	"image"
 	"os"
 	"path/filepath"
@@ -82,6 +83,15 @@ type testScene struct {
 // camera would, on green felt with a 10 mm margin.
 func renderCard(tb testing.TB, face gocv.Mat, pxPerMM float64) testScene {
 	tb.Helper()
+	sc, err := renderScene(face, pxPerMM)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sc
+}
+
+// renderScene is renderCard's work, for callers with no testing.TB.
+func renderScene(face gocv.Mat, pxPerMM float64) (testScene, error) {
 	w, h := int(63*pxPerMM+0.5), int(88*pxPerMM+0.5)
 	small := gocv.NewMat()
 	defer small.Close()
@@ -90,8 +100,9 @@ func renderCard(tb testing.TB, face gocv.Mat, pxPerMM float64) testScene {
 	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(40, 110, 30, 0), h+2*off, w+2*off, gocv.MatTypeCV8UC3)
 	d, err1 := img.DataPtrUint8()
 	s, err2 := small.DataPtrUint8()
-	if err1 != nil || err2 != nil {
-		tb.Fatal(err1, err2)
+	if err := errors.Join(err1, err2); err != nil {
+		img.Close()
+		return testScene{}, err
 	}
 	for y := range h {
 		for x := range w {
@@ -110,7 +121,7 @@ func renderCard(tb testing.TB, face gocv.Mat, pxPerMM float64) testScene {
 		"BR": {Origin: Vec{x1, y1}, U: Vec{-sx, 0}, V: Vec{0, -sy}},
 		"TR": {Origin: Vec{x1, y0}, U: Vec{0, sy}, V: Vec{-sx, 0}},
 		"BL": {Origin: Vec{x0, y1}, U: Vec{0, -sy}, V: Vec{sx, 0}},
-	}}
+	}}, nil
 }
 
 // lowConfidence is the confidence below which a read counts as doubtful,

@@ -2,9 +2,11 @@ package classify
 
 import (
 	"errors"
+	"sync"
 	"testing"
 
 	"bjmonitor/cards"
+	"bjmonitor/testvideos/cardart"
 
 	"gocv.io/x/gocv"
 )
@@ -27,57 +29,121 @@ func (f *fakeModel) Classify(crops []gocv.Mat) ([]Result, error) {
 
 func (f *fakeModel) Close() error { f.closed++; return nil }
 
-// templateCrop returns corner k of card c's template as a BGR crop,
-// shifted by (dx, dy) pixels, with the paper a little darker (other
-// light). The caller closes it.
-func templateCrop(tb testing.TB, d *Deck, c cards.Card, k, dx, dy int) gocv.Mat {
-	tb.Helper()
-	var src []byte
-	for _, dc := range d.Cards {
-		if dc.Card == c {
-			src = dc.Corners[k].BGR
-		}
+// enrolDeck is the held-out gnome deck the enrolment tests enrol: the
+// models never trained on it.
+const enrolDeck = "neoclassical"
+
+// enrolPx and playPx are the resolutions it is enrolled and played at:
+// 1080p's, a card lying a little nearer the camera in play.
+const (
+	enrolPx = 1.5
+	playPx  = 1.6
+)
+
+// renderedDeck is enrolDeck enrolled from clean renders at enrolPx: the
+// crops of each card's two index corners, as monitor enroll cuts them.
+var renderedDeck = sync.OnceValues(func() (*Deck, error) {
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		return nil, err
 	}
-	out := make([]byte, len(src))
-	for y := range CropRows {
-		for x := range CropCols {
-			sx, sy := min(max(x-dx, 0), CropCols-1), min(max(y-dy, 0), CropRows-1)
-			for ch := range 3 {
-				out[3*(y*CropCols+x)+ch] = byte(0.8*float64(src[3*(sy*CropCols+sx)+ch]) + 10)
+	defer art.Close()
+	cr := NewCropper()
+	defer cr.Close()
+	d := &Deck{Format: DeckFormat, Created: "2026-12-03T12:00:00Z", Source: enrolDeck + " rendered", PxPerMM: enrolPx,
+		Crop: DeckCrop{Cols: CropCols, Rows: CropRows, WidthMM: CropWidthMM, HeightMM: CropHeightMM}}
+	for _, c := range cards.Deck() {
+		dc := DeckCard{Card: c}
+		for k, corner := range []string{"TL", "BR"} {
+			crop, err := renderedCrop(art, cr, c, corner, enrolPx, 0, 0, 1)
+			if err != nil {
+				return nil, err
 			}
+			b := crop.ToBytes()
+			crop.Close()
+			dc.Corners[k] = Template{Ink: [4]int{2, 2, 30, 60}, BGR: b}
 		}
+		d.Cards = append(d.Cards, dc)
 	}
-	m, err := gocv.NewMatFromBytes(CropRows, CropCols, gocv.MatTypeCV8UC3, out)
+	return d, nil
+})
+
+// renderedCrop cuts card c's corner ("TL" or "BR") of enrolDeck rendered
+// at px, the crop's corner moved (dx, dy) mm into the card and its
+// light scaled by gain. The caller closes it.
+func renderedCrop(art *cardart.Art, cr *Cropper, c cards.Card, corner string, px, dx, dy, gain float64) (gocv.Mat, error) {
+	face, err := art.Face(enrolDeck, c)
+	if err != nil {
+		return gocv.Mat{}, err
+	}
+	sc, err := renderScene(face, px)
+	if err != nil {
+		return gocv.Mat{}, err
+	}
+	defer sc.img.Close()
+	f := sc.frames[corner]
+	f.Origin = f.Map(Vec{dx, dy})
+	crop := gocv.NewMat()
+	if err := cr.Cut(sc.img, f, &crop); err != nil {
+		crop.Close()
+		return gocv.Mat{}, err
+	}
+	crop.MultiplyFloat(float32(gain))
+	return crop, nil
+}
+
+// testDeck returns the rendered deck, skipping the test where no card art
+// is installed.
+func testDeck(tb testing.TB) *Deck {
+	tb.Helper()
+	d, err := renderedDeck()
+	if err != nil {
+		tb.Skipf("no card art: %v", err)
+	}
+	return d
+}
+
+// playCrop is card c's corner as in play: at playPx, cut up to dx, dy mm
+// off, under dimmer light. The caller closes it.
+func playCrop(tb testing.TB, c cards.Card, corner string, dx, dy float64) gocv.Mat {
+	tb.Helper()
+	art, err := cardart.New(cardart.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer m.Close()
-	return m.Clone()
+	defer art.Close()
+	cr := NewCropper()
+	defer cr.Close()
+	crop, err := renderedCrop(art, cr, c, corner, playPx, dx, dy, 0.85)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return crop
 }
 
 func TestEnrolledClassify(t *testing.T) {
-	d := synthDeck(4)
+	d := testDeck(t)
 	seven, six := cards.MustParse("7H"), cards.MustParse("6H")
 	for _, tc := range []struct {
 		name  string
 		model Result
-		crop  cards.Card // whose template the crop shows
+		crop  cards.Card // whose corner the crop shows
 		want  Result
 	}{
-		{"model wrong, templates clear", Result{Card: six, Confidence: 0.97}, seven, Result{Card: seven, Confidence: 0.99}},
-		{"model unsure, templates agree", Result{Card: seven, Confidence: 0.5}, seven, Result{Card: seven, Confidence: 0.99}},
-		{"model surer than templates", Result{Card: seven, Confidence: 0.999}, seven, Result{Card: seven, Confidence: 0.999}},
+		{"model wrong, deck clear", Result{Card: six, Confidence: 0.97}, seven, Result{Card: seven, Confidence: 0.99}},
+		{"model unsure, deck agrees", Result{Card: seven, Confidence: 0.5}, seven, Result{Card: seven, Confidence: 0.99}},
+		{"model surer than the deck", Result{Card: seven, Confidence: 0.999}, seven, Result{Card: seven, Confidence: 0.999}},
 		{"none stays none", Result{Confidence: 0.9}, seven, Result{Confidence: 0.9}},
 		{"back stays back", Result{Back: true, Confidence: 0.8}, seven, Result{Back: true, Confidence: 0.8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := &fakeModel{answer: func(int) Result { return tc.model }}
-			e, err := NewEnrolled(model, d, DefaultMatchOptions())
+			e, err := NewEnrolled(model, openEmbedder(t), d, DefaultMatchOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			crop := templateCrop(t, d, tc.crop, 1, 1, -2)
+			crop := playCrop(t, tc.crop, "BR", 0.5, -0.5)
 			defer crop.Close()
 			got, err := e.Classify([]gocv.Mat{crop})
 			if err != nil {
@@ -91,23 +157,25 @@ func TestEnrolledClassify(t *testing.T) {
 }
 
 func TestEnrolledUnclearLeavesTheModel(t *testing.T) {
-	d := synthDeck(5)
-	// Two cards with one template: the crop cannot tell them apart.
+	d := *testDeck(t)
+	d.Cards = append([]DeckCard(nil), d.Cards...)
+	// Two cards enrolled with one's corners: a crop of it cannot tell
+	// them apart.
 	d.Cards[1].Corners = d.Cards[0].Corners
 	model := &fakeModel{answer: func(int) Result { return Result{Card: d.Cards[2].Card, Confidence: 0.6} }}
-	e, err := NewEnrolled(model, d, DefaultMatchOptions())
+	e, err := NewEnrolled(model, openEmbedder(t), &d, DefaultMatchOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	crop := templateCrop(t, d, d.Cards[0].Card, 0, 0, 0)
+	crop := playCrop(t, d.Cards[0].Card, "TL", 0, 0)
 	defer crop.Close()
 	ms, err := e.Match([]gocv.Mat{crop})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ms[0].Decided(DefaultMatchOptions(), d.Cards[0].Card) {
-		t.Errorf("Match = %+v decided, want undecided (two cards share the template)", ms[0])
+		t.Errorf("Match = %+v decided, want undecided (two cards share the corners)", ms[0])
 	}
 	got, err := e.Classify([]gocv.Mat{crop})
 	if err != nil {
@@ -118,12 +186,13 @@ func TestEnrolledUnclearLeavesTheModel(t *testing.T) {
 	}
 }
 
-// TestEnrolledReadsEveryCard reads a crop of every template, shifted by
-// up to 1 mm, with a model that is always wrong.
+// TestEnrolledReadsEveryCard reads a corner of every card, in play at
+// another resolution and light and cut up to 0.75 mm off, with a model
+// that is always wrong.
 func TestEnrolledReadsEveryCard(t *testing.T) {
-	d := synthDeck(6)
+	d := testDeck(t)
 	model := &fakeModel{answer: func(int) Result { return Result{Card: cards.MustParse("2C"), Confidence: 0.9} }}
-	e, err := NewEnrolled(model, d, DefaultMatchOptions())
+	e, err := NewEnrolled(model, openEmbedder(t), d, DefaultMatchOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +204,8 @@ func TestEnrolledReadsEveryCard(t *testing.T) {
 		}
 	}()
 	for i, dc := range d.Cards {
-		crops = append(crops, templateCrop(t, d, dc.Card, i%2, i%5-2, (i/5)%5-2))
+		corner := []string{"TL", "BR"}[i%2]
+		crops = append(crops, playCrop(t, dc.Card, corner, 0.25*float64(i%7-3), 0.25*float64((i/7)%7-3)))
 	}
 	got, err := e.Classify(crops)
 	if err != nil {
@@ -150,7 +220,7 @@ func TestEnrolledReadsEveryCard(t *testing.T) {
 
 func TestEnrolledClose(t *testing.T) {
 	model := &fakeModel{answer: func(int) Result { return Result{} }}
-	e, err := NewEnrolled(model, synthDeck(7), DefaultMatchOptions())
+	e, err := NewEnrolled(model, openEmbedder(t), synthDeck(7), DefaultMatchOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,23 +235,28 @@ func TestEnrolledClose(t *testing.T) {
 	bad := synthDeck(8)
 	bad.Format = "x"
 	model2 := &fakeModel{}
-	if _, err := NewEnrolled(model2, bad, DefaultMatchOptions()); !errors.Is(err, ErrDeck) || model2.closed != 1 {
+	if _, err := NewEnrolled(model2, openEmbedder(t), bad, DefaultMatchOptions()); !errors.Is(err, ErrDeck) || model2.closed != 1 {
 		t.Errorf("NewEnrolled(bad deck) = %v, model closed %d times; want ErrDeck and 1", err, model2.closed)
+	}
+	model3 := &fakeModel{}
+	if _, err := NewEnrolled(model3, nil, synthDeck(9), DefaultMatchOptions()); err == nil || model3.closed != 1 {
+		t.Errorf("NewEnrolled(no embedder) = %v, model closed %d times; want an error and 1", err, model3.closed)
 	}
 }
 
-// BenchmarkEnrolledMatch times the template comparison alone, per crop:
-// the cost enrolment adds to every corner the model reads as a card.
+// BenchmarkEnrolledMatch times the comparison with the deck alone, per
+// crop: the cost enrolment adds to every corner the model reads as a
+// card. BenchmarkEnrolledOpen times building the deck's features.
 func BenchmarkEnrolledMatch(b *testing.B) {
-	d := synthDeck(9)
-	e, err := NewEnrolled(&fakeModel{answer: func(int) Result { return Result{} }}, d, DefaultMatchOptions())
+	d := testDeck(b)
+	e, err := NewEnrolled(&fakeModel{answer: func(int) Result { return Result{} }}, openEmbedder(b), d, DefaultMatchOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
 	var crops []gocv.Mat
-	for i := range matchBatch {
-		crops = append(crops, templateCrop(b, d, d.Cards[i].Card, 0, 1, 1))
+	for i := range 32 {
+		crops = append(crops, playCrop(b, d.Cards[i].Card, "TL", 0.5, 0.5))
 	}
 	defer func() {
 		for _, c := range crops {
@@ -195,4 +270,15 @@ func BenchmarkEnrolledMatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(crops)), "µs/crop")
+}
+
+func BenchmarkEnrolledOpen(b *testing.B) {
+	d := testDeck(b)
+	for range b.N {
+		e, err := NewEnrolled(&fakeModel{answer: func(int) Result { return Result{} }}, openEmbedder(b), d, DefaultMatchOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"bjmonitor/cards"
-
 	"gocv.io/x/gocv"
 )
 
@@ -50,24 +48,29 @@ func TestFeaturesOfTheShippedModel(t *testing.T) {
 	}
 }
 
-// TestEmbed: vectors of unit length; a crop shifted by a pixel under
-// other light lies nearer its own card's crop than any other card's.
+// TestEmbed: vectors of unit length; a card's corner in play, at another
+// resolution and light and cut half a millimetre off, lies nearer the
+// same corner enrolled than any other card's.
 func TestEmbed(t *testing.T) {
+	d := testDeck(t)
 	e := openEmbedder(t)
 	defer e.Close()
-	d := synthDeck(5)
 	var crops []gocv.Mat
 	defer func() {
 		for _, c := range crops {
 			c.Close()
 		}
 	}()
-	some := []cards.Card{cards.MustParse("2S"), cards.MustParse("7H"), cards.MustParse("QD"), cards.MustParse("KC")}
-	for _, c := range some {
-		crops = append(crops, templateCrop(t, d, c, 0, 0, 0))
+	some := []int{0, 14, 30, 51} // AS, 4D, 8D, KC
+	for _, i := range some {
+		m, err := gocv.NewMatFromBytes(CropRows, CropCols, gocv.MatTypeCV8UC3, d.Cards[i].Corners[0].BGR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crops = append(crops, m)
 	}
-	for _, c := range some {
-		crops = append(crops, templateCrop(t, d, c, 0, 1, 1))
+	for _, i := range some {
+		crops = append(crops, playCrop(t, d.Cards[i].Card, "TL", 0.5, 0.5))
 	}
 	vs, err := e.Embed(crops)
 	if err != nil {
@@ -84,12 +87,12 @@ func TestEmbed(t *testing.T) {
 			t.Errorf("vector %d: length² %.4f, want 1", i, n)
 		}
 	}
-	for i, c := range some {
-		own := Cosine(vs[len(some)+i], vs[i])
+	for k, i := range some {
+		own := Cosine(vs[len(some)+k], vs[k])
 		for j := range some {
-			if j != i {
-				if other := Cosine(vs[len(some)+i], vs[j]); other >= own {
-					t.Errorf("%v shifted: cosine %.3f with its own crop, %.3f with %v's", c, own, other, some[j])
+			if j != k {
+				if other := Cosine(vs[len(some)+k], vs[j]); other >= own {
+					t.Errorf("%v in play: cosine %.3f with its own corner, %.3f with %v's", d.Cards[i].Card, own, other, d.Cards[some[j]].Card)
 				}
 			}
 		}
