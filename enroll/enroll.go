@@ -83,8 +83,12 @@ type Options struct {
 	// Source names the picture, for the deck file.
 	Source string
 	// OutOfPlace is the model's confidence at or above which its reading
-	// of another card in a place refuses the card: 0.9 by default.
+	// of another card in a place refuses the card, unless that other card
+	// is read in its own place too: 0.9 by default.
 	OutOfPlace float64
+	// Note, when set, is told of each card taken as laid out although
+	// the model reads another card there (one read in its own place too).
+	Note func(string)
 	// Now is the deck's creation time; the zero value takes time.Now.
 	Now time.Time
 }

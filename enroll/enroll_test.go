@@ -196,3 +196,69 @@ func TestLearnRefuses(t *testing.T) {
 		})
 	}
 }
+
+// misreader reads as the model does, except that it reads the corners
+// of one place of the layout (crops 2·place and 2·place+1, in the order
+// of SlotCard) as another card, surely: a design the model never saw.
+type misreader struct {
+	model Reader
+	place int
+	as    classify.Result
+}
+
+func (m misreader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
+	res, err := m.model.Classify(crops)
+	if err == nil && len(res) == 104 {
+		res[2*m.place], res[2*m.place+1] = m.as, m.as
+	}
+	return res, err
+}
+
+// TestLearnTakesAMisreadCardAsLaid: where the model reads a place as a
+// card that lies in its own place too, the layout says what the card is
+// (one deck holds one of each), and Learn notes it; a card read as one
+// that is not in its place is out of place (TestLearnRefuses: two cards
+// swapped). A second copy of a card laid in another's place is taken in
+// the same way, with the same note: the picture alone cannot tell it
+// from a misread card.
+func TestLearnTakesAMisreadCardAsLaid(t *testing.T) {
+	art := newArt(t)
+	model := openCascade(t)
+	ac := classify.Result{Card: cards.MustParse("AC"), Confidence: 0.95}
+	for _, tc := range []struct {
+		name   string
+		change func([]scene.PlacedCard) []scene.PlacedCard
+		model  Reader
+	}{
+		{"the model misreads the ace of spades", nil, misreader{model: model, place: 0, as: ac}},
+		{"a second ace of clubs in its place", func(p []scene.PlacedCard) []scene.PlacedCard {
+			p[index(p, "AS")].Card = cards.MustParse("AC")
+			return p
+		}, model},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := still(t, art, "anglo", 5, tc.change)
+			table, err := calibration.Load(e.Table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frame := gocv.IMRead(e.Image, gocv.IMReadColor)
+			defer frame.Close()
+			cal, err := calibration.Solve(frame, table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes []string
+			d, err := Learn(frame, cal, tc.model, Options{Source: e.Image, Note: func(s string) { notes = append(notes, s) }})
+			if err != nil {
+				t.Fatalf("Learn = %v, want the deck", err)
+			}
+			if len(d.Cards) != 52 || d.Cards[0].Card != cards.MustParse("AS") {
+				t.Errorf("%d cards enrolled, the first %v; want 52 from AS", len(d.Cards), d.Cards[0].Card)
+			}
+			if len(notes) != 1 || !strings.HasPrefix(notes[0], "row 1 (spades) position 1: AS taken as laid out, though the model reads AC there") {
+				t.Errorf("notes %q, want one on AS read as AC", notes)
+			}
+		})
+	}
+}

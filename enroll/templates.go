@@ -55,10 +55,18 @@ func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, 
 		r, k := i/13, i%13
 		dc := classify.DeckCard{Card: SlotCard(r, k)}
 		p := &Problem{Row: r + 1, Position: k + 1, Card: dc.Card}
-		if what := outOfPlace(dc.Card, res[2*i:2*i+2], opts.OutOfPlace); what != "" {
-			p.What = what
-			problems = append(problems, p)
-			continue
+		if other, ok := outOfPlace(dc.Card, res[2*i:2*i+2], opts.OutOfPlace); ok {
+			if !readInPlace(other.Card, res) {
+				p.What = fmt.Sprintf("out of place: the model reads %v there (confidence %.2f)", other.Card, other.Confidence)
+				problems = append(problems, p)
+				continue
+			}
+			if opts.Note != nil {
+				note := *p
+				note.What = fmt.Sprintf("taken as laid out, though the model reads %v there (confidence %.2f): %v lies in its own place too, so the model is wrong or a card is there twice",
+					other.Card, other.Confidence, other.Card)
+				opts.Note(note.Error())
+			}
 		}
 		for corner := range 2 {
 			t, ok := template(crops[2*i+corner])
@@ -83,24 +91,36 @@ func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, 
 	return deck, nil
 }
 
-// outOfPlace says why the model's readings of a place's two corners show
-// that another card lies there, or "" when they do not: a corner read as
+// outOfPlace reports whether the model's readings of a place's two
+// corners show that another card lies there, and which: a corner read as
 // another card at least as sure as sure, and neither corner read as the
 // card that belongs.
-func outOfPlace(want cards.Card, res []classify.Result, sure float64) string {
+func outOfPlace(want cards.Card, res []classify.Result, sure float64) (classify.Result, bool) {
 	var other classify.Result
 	for _, r := range res {
 		if r.Card == want {
-			return ""
+			return classify.Result{}, false
 		}
 		if r.Card.Valid() && r.Confidence >= sure && r.Confidence > other.Confidence {
 			other = r
 		}
 	}
-	if !other.Card.Valid() {
-		return ""
+	return other, other.Card.Valid()
+}
+
+// readInPlace reports whether card c is read, at either corner, in its
+// own place of the layout (res holds two readings a place, in the order
+// of SlotCard). One deck holds one c: where c lies in its place, a place
+// that reads as c holds another card the model misreads (on a design it
+// never saw), or a second c. Two cards swapped read as each other, and
+// neither in its own place.
+func readInPlace(c cards.Card, res []classify.Result) bool {
+	r := slices.Index(Suits[:], c.Suit)
+	if r < 0 || !c.Valid() {
+		return false
 	}
-	return fmt.Sprintf("out of place: the model reads %v there (confidence %.2f)", other.Card, other.Confidence)
+	i := r*13 + int(c.Rank) - 1
+	return 2*i+1 < len(res) && (res[2*i].Card == c || res[2*i+1].Card == c)
 }
 
 // cornerFrame is where index corner 0 (top left) or 1 (bottom right) of c

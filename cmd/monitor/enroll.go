@@ -66,7 +66,8 @@ func (m *Main) runEnroll(ctx context.Context, args []string) error {
 	}
 	defer model.Close()
 	abs, _ := filepath.Abs(src)
-	deck, err := enroll.Learn(frame, cal, model, enroll.Options{Source: abs})
+	note := func(s string) { fmt.Fprintf(m.Stdout, "note: %s\n", s) }
+	deck, err := enroll.Learn(frame, cal, model, enroll.Options{Source: abs, Note: note})
 	if err != nil {
 		return fmt.Errorf("enroll %s: %w", src, err)
 	}
