@@ -224,7 +224,7 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, err
 	}
 	if cfg.Deck != "" {
-		if clf, err = enrolled(clf, cfg.Deck, cfg.FeaturesModel); err != nil {
+		if clf, err = classify.OpenEnrolled(clf, cfg.Deck, cfg.FeaturesModel); err != nil {
 			return nil, err
 		}
 	}
@@ -242,22 +242,6 @@ func New(cfg Config) (*Pipeline, error) {
 		startUnseen: map[string]bool{},
 		inside:      map[string]int{},
 	}, nil
-}
-
-// enrolled wraps clf in the enrolled deck at path, compared by the
-// features model at features; it closes clf when it fails.
-func enrolled(clf model, path, features string) (model, error) {
-	d, err := classify.LoadDeck(path)
-	if err != nil {
-		clf.Close()
-		return nil, err
-	}
-	emb, err := classify.OpenEmbedder(features)
-	if err != nil {
-		clf.Close()
-		return nil, err
-	}
-	return classify.NewEnrolled(clf, emb, d, classify.DefaultMatchOptions())
 }
 
 // Close releases the detector, the model and the cropper. Safe to call

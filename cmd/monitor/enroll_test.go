@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,6 +65,26 @@ func TestEnroll(t *testing.T) {
 	}
 	if c.Vision.Deck != out {
 		t.Errorf("vision.deck = %q, want %q", c.Vision.Deck, out)
+	}
+	// monitor read with that configuration reads with the deck: the
+	// layout's own cards match their enrolled corners, so the deck
+	// decides every one (classify.DefaultMatchOptions' confidence).
+	stdout, stderr, err = run(t, "read", "--json", e.Image, "--config", cfgPath)
+	if err != nil {
+		t.Fatalf("read with the deck: %v\n%s", err, stderr)
+	}
+	var r readResult
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("read --json printed %q: %v", stdout, err)
+	}
+	decided := 0
+	for _, rc := range r.Cards {
+		if rc.Confidence >= classify.DefaultMatchOptions().Confidence {
+			decided++
+		}
+	}
+	if len(r.Cards) != 52 || decided != 52 {
+		t.Errorf("read with the deck: %d cards, %d decided by the deck; want 52 and 52", len(r.Cards), decided)
 	}
 }
 

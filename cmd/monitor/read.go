@@ -17,6 +17,7 @@ import (
 
 	"bjmonitor/calibration"
 	"bjmonitor/vision"
+	"bjmonitor/vision/classify"
 )
 
 // readUsage is the synopsis of monitor read; --help lists the flags under it.
@@ -50,7 +51,7 @@ var errSomeUnread = errors.New("some pictures could not be read")
 // runRead reads the cards in still pictures.
 func (m *Main) runRead(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("read", pflag.ContinueOnError)
-	configPath := fs.String("config", "", "configuration file (YAML); with table.calibration, cards are placed on the table in mm")
+	configPath := fs.String("config", "", "configuration file (YAML); with table.calibration, cards are placed on the table in mm; with vision.deck, the table's enrolled deck reads with the model")
 	fs.String("table", "", "table file (default: table.calibration)")
 	px := fs.Float64("px-per-mm", 0, "without a table file: the picture's scale at its centre (default: estimated from the cards, 63×88 mm)")
 	asJSON := fs.Bool("json", false, "one JSON object per picture")
@@ -66,7 +67,7 @@ func (m *Main) runRead(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.checkModels(); err != nil {
+	if err := cfg.checkFiles(); err != nil {
 		return err
 	}
 	var table *calibration.Table
@@ -76,6 +77,9 @@ func (m *Main) runRead(ctx context.Context, args []string) error {
 		}
 	}
 	model, err := openModel(cfg.Vision)
+	if err == nil && cfg.Vision.Deck != "" {
+		model, err = classify.OpenEnrolled(model, cfg.Vision.Deck, cfg.Vision.FeaturesModel)
+	}
 	if err != nil {
 		return err
 	}

@@ -168,6 +168,24 @@ func NewEnrolled(model Model, emb *Embedder, d *Deck, opts MatchOptions) (_ *Enr
 	return e, nil
 }
 
+// OpenEnrolled returns a reader of the deck file at deckPath, comparing
+// crops by the features model at featuresPath, that falls back on model.
+// It takes ownership of model: Close closes it, also when OpenEnrolled
+// fails.
+func OpenEnrolled(model Model, deckPath, featuresPath string) (*Enrolled, error) {
+	d, err := LoadDeck(deckPath)
+	if err != nil {
+		model.Close()
+		return nil, err
+	}
+	emb, err := OpenEmbedder(featuresPath)
+	if err != nil {
+		model.Close()
+		return nil, err
+	}
+	return NewEnrolled(model, emb, d, DefaultMatchOptions())
+}
+
 // variants returns an enrolled corner's crop (its BGR bytes), shifted by
 // each of variantShifts, and blurred. The caller closes them.
 func variants(bgr []byte) ([]gocv.Mat, error) {
