@@ -63,6 +63,17 @@ func (m *Main) runVersion(_ context.Context, args []string) error {
 		}
 		fmt.Fprintf(m.Stdout, "%s %s\n", f.what, modelName(meta, f.path))
 	}
+	if p := cfg.Vision.FeaturesModel; p != "" && cfg.Vision.Deck != "" {
+		meta, err := classify.ReadFeaturesMetadata(p)
+		if err != nil {
+			fmt.Fprintf(m.Stdout, "features model unreadable: %s\n", p)
+			if firstErr == nil {
+				firstErr = &ConfigError{"vision.features_model", p, err.Error()}
+			}
+		} else {
+			fmt.Fprintf(m.Stdout, "features model %s, from %s, sha256 %.12s (%s)\n", meta.Model, meta.Source, meta.SHA256, p)
+		}
+	}
 	return firstErr
 }
 

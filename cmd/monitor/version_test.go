@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"bjmonitor/vision/classify"
 )
 
 func TestReadBuild(t *testing.T) {
@@ -73,6 +75,22 @@ func TestVersion(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("monitor version printed\n%s\nwant %q in it", stdout, want)
 		}
+	}
+	// With a deck, the features model the deck is compared by is named
+	// too, with the model it was taken from.
+	features := strings.TrimSuffix(model, ".onnx") + "-features.onnx"
+	withDeck := filepath.Join(dir, "deck.yaml")
+	writeFile(t, withDeck, "vision:\n  model: "+model+"\n  fast_model: \"\"\n  deck: table.deck.json\n  features_model: "+features+"\n")
+	stdout, stderr, err = run(t, "version", "--config", withDeck)
+	if err != nil {
+		t.Fatalf("monitor version with a deck: %v\n%s", err, stderr)
+	}
+	fm, err := classify.ReadFeaturesMetadata(features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "features model cardindex-features.onnx, from cardindex.onnx, sha256 " + fm.SHA256[:12] + " "; !strings.Contains(stdout, want) {
+		t.Errorf("monitor version with a deck printed\n%s\nwant %q in it", stdout, want)
 	}
 	stdout, _, err = run(t, "version", "--config", bad)
 	if got := exitCode(err); got != 2 || !strings.Contains(stdout, "model unreadable") {

@@ -53,26 +53,9 @@ type Embedder struct {
 // JSON file of the same name beside it), checking the model's SHA-256
 // before OpenCV reads it.
 func OpenEmbedder(path string) (*Embedder, error) {
-	metaPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
-	mb, err := os.ReadFile(metaPath)
+	meta, err := ReadFeaturesMetadata(path)
 	if err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
-	var meta FeaturesMetadata
-	dec := json.NewDecoder(bytes.NewReader(mb))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&meta); err != nil {
-		return nil, fmt.Errorf("classify: %s: %w", metaPath, err)
-	}
-	switch {
-	case meta.Format != FeaturesFormat:
-		return nil, fmt.Errorf("classify: %s: format %q, want %q", metaPath, meta.Format, FeaturesFormat)
-	case meta.Model != filepath.Base(path):
-		return nil, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(path))
-	case meta.Size <= 0 || meta.Size > 1<<16:
-		return nil, fmt.Errorf("classify: %s: %d features", metaPath, meta.Size)
-	case meta.Input.Cols != CropCols || meta.Input.Rows != CropRows || meta.Input.Channels != 3 || meta.Input.Order != "BGR" || meta.Input.Output == "":
-		return nil, fmt.Errorf("classify: %s: input %+v, want %dx%d BGR crops and an output name", metaPath, meta.Input, CropCols, CropRows)
+		return nil, err
 	}
 	model, err := os.ReadFile(path)
 	if err != nil {
@@ -88,6 +71,34 @@ func OpenEmbedder(path string) (*Embedder, error) {
 		return nil, fmt.Errorf("classify: OpenCV read no network from %s", path)
 	}
 	return &Embedder{net: net, blob: gocv.NewMat(), meta: meta}, nil
+}
+
+// ReadFeaturesMetadata reads and checks the metadata of the features
+// model at path, the JSON file of the same name beside it, without
+// loading the model.
+func ReadFeaturesMetadata(path string) (FeaturesMetadata, error) {
+	metaPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
+	mb, err := os.ReadFile(metaPath)
+	if err != nil {
+		return FeaturesMetadata{}, fmt.Errorf("classify: %w", err)
+	}
+	var meta FeaturesMetadata
+	dec := json.NewDecoder(bytes.NewReader(mb))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&meta); err != nil {
+		return FeaturesMetadata{}, fmt.Errorf("classify: %s: %w", metaPath, err)
+	}
+	switch {
+	case meta.Format != FeaturesFormat:
+		return FeaturesMetadata{}, fmt.Errorf("classify: %s: format %q, want %q", metaPath, meta.Format, FeaturesFormat)
+	case meta.Model != filepath.Base(path):
+		return FeaturesMetadata{}, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(path))
+	case meta.Size <= 0 || meta.Size > 1<<16:
+		return FeaturesMetadata{}, fmt.Errorf("classify: %s: %d features", metaPath, meta.Size)
+	case meta.Input.Cols != CropCols || meta.Input.Rows != CropRows || meta.Input.Channels != 3 || meta.Input.Order != "BGR" || meta.Input.Output == "":
+		return FeaturesMetadata{}, fmt.Errorf("classify: %s: input %+v, want %dx%d BGR crops and an output name", metaPath, meta.Input, CropCols, CropRows)
+	}
+	return meta, nil
 }
 
 // Metadata returns the features model's metadata.
