@@ -152,6 +152,14 @@ func (c *Classifier) forward(crops []gocv.Mat) ([]float32, error) {
 	if c.closed {
 		return nil, fmt.Errorf("classify: Classify on a closed Classifier")
 	}
+	return runNet(&c.net, &c.blob, c.meta.Input, crops, len(c.class))
+}
+
+// runNet runs a network on the crops (at most MaxBatch, each
+// CropCols×CropRows 8-bit BGR), normalised as in says, in blob, and
+// returns its output layer in.Output, per values a crop. The slice is a
+// copy the caller owns; no crops, no values.
+func runNet(net *gocv.Net, blob *gocv.Mat, in Input, crops []gocv.Mat, per int) ([]float32, error) {
 	if len(crops) == 0 {
 		return nil, nil
 	}
@@ -163,21 +171,19 @@ func (c *Classifier) forward(crops []gocv.Mat) ([]float32, error) {
 			return nil, fmt.Errorf("classify: crop %d is not a %dx%d 8-bit BGR Mat", i, CropCols, CropRows)
 		}
 	}
-	in := c.meta.Input
 	mean := gocv.NewScalar(in.Mean, in.Mean, in.Mean, 0)
-	gocv.BlobFromImages(crops, &c.blob, in.Scale, image.Pt(CropCols, CropRows), mean, false, false, gocv.MatTypeCV32F)
-	c.net.SetInput(c.blob, "")
-	out := c.net.Forward(in.Output)
+	gocv.BlobFromImages(crops, blob, in.Scale, image.Pt(CropCols, CropRows), mean, false, false, gocv.MatTypeCV32F)
+	net.SetInput(*blob, "")
+	out := net.Forward(in.Output)
 	defer out.Close()
-	n, k := len(crops), len(c.class)
-	if out.Empty() || out.Total() != n*k {
-		return nil, fmt.Errorf("classify: model returned %d values for %d crops of %d classes", out.Total(), n, k)
+	if n := len(crops); out.Empty() || out.Total() != n*per {
+		return nil, fmt.Errorf("classify: the model returned %d values for %d crops of %d", out.Total(), n, per)
 	}
-	logits, err := out.DataPtrFloat32()
+	vals, err := out.DataPtrFloat32()
 	if err != nil {
 		return nil, fmt.Errorf("classify: %w", err)
 	}
-	return slices.Clone(logits), nil
+	return slices.Clone(vals), nil
 }
 
 // ClassifyOne reads one crop.

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"image"
 	"math"
 	"os"
 	"path/filepath"
@@ -122,31 +121,12 @@ func (e *Embedder) Embed(crops []gocv.Mat) ([][]float32, error) {
 	if e.closed {
 		return nil, fmt.Errorf("classify: Embed on a closed Embedder")
 	}
-	if len(crops) == 0 {
-		return nil, nil
+	k := e.meta.Size
+	flat, err := runNet(&e.net, &e.blob, e.meta.Input, crops, k)
+	if err != nil || flat == nil {
+		return nil, err
 	}
-	if len(crops) > MaxBatch {
-		return nil, fmt.Errorf("classify: %d crops in one batch, at most %d", len(crops), MaxBatch)
-	}
-	for i, m := range crops {
-		if m.Ptr() == nil || m.Empty() || m.Type() != gocv.MatTypeCV8UC3 || m.Cols() != CropCols || m.Rows() != CropRows {
-			return nil, fmt.Errorf("classify: crop %d is not a %dx%d 8-bit BGR Mat", i, CropCols, CropRows)
-		}
-	}
-	in := e.meta.Input
-	mean := gocv.NewScalar(in.Mean, in.Mean, in.Mean, 0)
-	gocv.BlobFromImages(crops, &e.blob, in.Scale, image.Pt(CropCols, CropRows), mean, false, false, gocv.MatTypeCV32F)
-	e.net.SetInput(e.blob, "")
-	out := e.net.Forward(in.Output)
-	defer out.Close()
-	n, k := len(crops), e.meta.Size
-	if out.Empty() || out.Total() != n*k {
-		return nil, fmt.Errorf("classify: features model returned %d values for %d crops of %d features", out.Total(), n, k)
-	}
-	flat, err := out.DataPtrFloat32()
-	if err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
+	n := len(crops)
 	vs := make([][]float32, n)
 	for i := range vs {
 		v := make([]float32, k)
