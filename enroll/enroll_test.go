@@ -78,6 +78,13 @@ func still(tb testing.TB, art *cardart.Art, deck string, seed uint64, change fun
 // learn calibrates on the still and enrols the deck in it.
 func learn(tb testing.TB, e *clip.Enrolment, model Reader) (*classify.Deck, *calibration.Calibration, error) {
 	tb.Helper()
+	d, cal, _, err := learnNoting(tb, e, model)
+	return d, cal, err
+}
+
+// learnNoting is learn, returning the notes Learn made too.
+func learnNoting(tb testing.TB, e *clip.Enrolment, model Reader) (*classify.Deck, *calibration.Calibration, []string, error) {
+	tb.Helper()
 	table, err := calibration.Load(e.Table)
 	if err != nil {
 		tb.Fatal(err)
@@ -88,8 +95,9 @@ func learn(tb testing.TB, e *clip.Enrolment, model Reader) (*classify.Deck, *cal
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d, err := Learn(frame, cal, model, Options{Source: e.Image})
-	return d, cal, err
+	var notes []string
+	d, err := Learn(frame, cal, model, Options{Source: e.Image, Note: func(s string) { notes = append(notes, s) }})
+	return d, cal, notes, err
 }
 
 func TestLearn(t *testing.T) {
@@ -237,19 +245,7 @@ func TestLearnTakesAMisreadCardAsLaid(t *testing.T) {
 		}, model},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := still(t, art, "anglo", 5, tc.change)
-			table, err := calibration.Load(e.Table)
-			if err != nil {
-				t.Fatal(err)
-			}
-			frame := gocv.IMRead(e.Image, gocv.IMReadColor)
-			defer frame.Close()
-			cal, err := calibration.Solve(frame, table)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var notes []string
-			d, err := Learn(frame, cal, tc.model, Options{Source: e.Image, Note: func(s string) { notes = append(notes, s) }})
+			d, _, notes, err := learnNoting(t, still(t, art, "anglo", 5, tc.change), tc.model)
 			if err != nil {
 				t.Fatalf("Learn = %v, want the deck", err)
 			}
