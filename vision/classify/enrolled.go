@@ -328,20 +328,17 @@ func (e *Enrolled) match(crops []gocv.Mat) ([]Match, error) {
 }
 
 // best reads a crop's cosines with every enrolled variant: a card's score
-// is its best variant's. It returns the best card, and the best of the
-// others.
+// is its best variant's (a card's rows of vecs follow each other, and
+// Deck.Validate allows no card twice). It returns the best card, and the
+// best of the others.
 func (e *Enrolled) best(cos []float32) Match {
-	score := map[cards.Card]float64{}
-	for k, c := range cos {
-		if s, ok := score[e.cards[k]]; !ok || float64(c) > s {
-			score[e.cards[k]] = float64(c)
-		}
-	}
 	m := Match{Score: math.Inf(-1), Second: math.Inf(-1)}
-	for _, c := range cards.Deck() {
-		s, ok := score[c]
+	for k := 0; k < len(cos); {
+		c, s := e.cards[k], math.Inf(-1)
+		for ; k < len(cos) && e.cards[k] == c; k++ {
+			s = math.Max(s, float64(cos[k]))
+		}
 		switch {
-		case !ok:
 		case s > m.Score:
 			m.Second, m.RunnerUp = m.Score, m.Card
 			m.Score, m.Card = s, c
