@@ -66,18 +66,9 @@ func Open(modelPath string) (*Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := os.ReadFile(modelPath)
+	net, err := readNet(modelPath, meta.SHA256)
 	if err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
-	sum := sha256.Sum256(model)
-	if got := hex.EncodeToString(sum[:]); got != meta.SHA256 {
-		return nil, fmt.Errorf("classify: %s has SHA-256 %s, metadata says %s: damaged or mismatched model", modelPath, got, meta.SHA256)
-	}
-	net := gocv.ReadNetFromONNX(modelPath)
-	if net.Empty() {
-		net.Close()
-		return nil, fmt.Errorf("classify: OpenCV read no network from %s", modelPath)
+		return nil, err
 	}
 	c := &Classifier{net: net, blob: gocv.NewMat(), meta: meta}
 	for _, s := range meta.Classes {
@@ -92,6 +83,26 @@ func Open(modelPath string) (*Classifier, error) {
 		c.class = append(c.class, r)
 	}
 	return c, nil
+}
+
+// readNet reads the ONNX model at path once its SHA-256 is sha: OpenCV
+// aborts the whole process on a damaged file, where a checksum mismatch
+// is an ordinary error. The caller closes the network.
+func readNet(path, sha string) (gocv.Net, error) {
+	model, err := os.ReadFile(path)
+	if err != nil {
+		return gocv.Net{}, fmt.Errorf("classify: %w", err)
+	}
+	sum := sha256.Sum256(model)
+	if got := hex.EncodeToString(sum[:]); got != sha {
+		return gocv.Net{}, fmt.Errorf("classify: %s has SHA-256 %s, metadata says %s: damaged or mismatched model", path, got, sha)
+	}
+	net := gocv.ReadNetFromONNX(path)
+	if net.Empty() {
+		net.Close()
+		return gocv.Net{}, fmt.Errorf("classify: OpenCV read no network from %s", path)
+	}
+	return net, nil
 }
 
 // ReadMetadata reads and checks the metadata of the ONNX model at

@@ -2,8 +2,6 @@ package classify
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -56,18 +54,9 @@ func OpenEmbedder(path string) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := os.ReadFile(path)
+	net, err := readNet(path, meta.SHA256)
 	if err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
-	sum := sha256.Sum256(model)
-	if got := hex.EncodeToString(sum[:]); got != meta.SHA256 {
-		return nil, fmt.Errorf("classify: %s has SHA-256 %s, metadata says %s: damaged or mismatched model", path, got, meta.SHA256)
-	}
-	net := gocv.ReadNetFromONNX(path)
-	if net.Empty() {
-		net.Close()
-		return nil, fmt.Errorf("classify: OpenCV read no network from %s", path)
+		return nil, err
 	}
 	return &Embedder{net: net, blob: gocv.NewMat(), meta: meta}, nil
 }
