@@ -232,6 +232,10 @@ type matchStat struct {
 	visible      bool
 	agree        bool // the model reads the card the templates match best
 	modelRight   bool // the model reads the card
+	// nearWrong is the cosine of the nearest card other than the crop's
+	// own, truth the crop's own, and model the card the model reads,
+	// where it reads a card (else NaN): Likeness.Prefers compares them.
+	nearWrong, truth, model float64
 }
 
 // TestEnrolledThresholds measures, on every gnome deck, how the enrolled
@@ -307,9 +311,51 @@ func thresholdTables(t *testing.T, all []matchStat) {
 		}
 		t.Log(b.String())
 	}
+	pairTable(t, all)
 	right, wrong := split(all)
 	t.Logf("right best matches: score %s; ratio %s", quantiles(right, func(m matchStat) float64 { return m.score }), quantiles(right, func(m matchStat) float64 { return m.ratio }))
 	t.Logf("wrong best matches: score %s; ratio %s", quantiles(wrong, func(m matchStat) float64 { return m.score }), quantiles(wrong, func(m matchStat) float64 { return m.ratio }))
+}
+
+// pairTable prints, for a grid of ratios, how the deck compares two
+// cards at a visible corner (Likeness.Prefers, as where a card's two
+// corners read as two cards): how often the corner looks more like some
+// other card than its own, and, where the model misreads it, how often
+// it looks more like its own card than the model's, and the reverse.
+func pairTable(t *testing.T, all []matchStat) {
+	var b strings.Builder
+	vis, misread := 0, 0
+	for _, m := range all {
+		if m.visible {
+			vis++
+			if !m.modelRight && !math.IsNaN(m.model) {
+				misread++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "two cards compared at %d visible corners (%d misread by the model), by ratio:\n%6s %22s %24s %24s", vis, misread, "ratio", "another card preferred", "own preferred to model's", "model's preferred to own")
+	for _, r := range []float64{1, 1.5, 2, 3, 4} {
+		other, own, models := 0, 0, 0
+		for _, m := range all {
+			if !m.visible {
+				continue
+			}
+			if 1-m.truth >= r*math.Max(1-m.nearWrong, 1e-9) {
+				other++
+			}
+			if m.modelRight || math.IsNaN(m.model) {
+				continue
+			}
+			if 1-m.model >= r*math.Max(1-m.truth, 1e-9) {
+				own++
+			}
+			if 1-m.truth >= r*math.Max(1-m.model, 1e-9) {
+				models++
+			}
+		}
+		fmt.Fprintf(&b, "\n%6.1f %22d %24d %24d", r, other, own, models)
+	}
+	t.Log(b.String())
 }
 
 func deckStats(tb testing.TB, art *cardart.Art, d *classify.Deck, deck string, seed uint64) []matchStat {
@@ -339,6 +385,16 @@ func deckStats(tb testing.TB, art *cardart.Art, d *classify.Deck, deck string, s
 	out := make([]matchStat, len(ms))
 	for i, m := range ms {
 		out[i] = matchStat{score: m.Score, ratio: m.Ratio(), right: m.Card == pcs[i].card, visible: pcs[i].visible, agree: res[i].Card == m.Card, modelRight: res[i].Card == pcs[i].card}
+		out[i].truth, _ = m.Likeness.Of(pcs[i].card)
+		out[i].nearWrong, out[i].model = math.Inf(-1), math.NaN()
+		for _, c := range cards.Deck() {
+			if cos, ok := m.Likeness.Of(c); ok && c != pcs[i].card {
+				out[i].nearWrong = math.Max(out[i].nearWrong, cos)
+			}
+		}
+		if cos, ok := m.Likeness.Of(res[i].Card); ok {
+			out[i].model = cos
+		}
 	}
 	return out
 }

@@ -205,6 +205,53 @@ func TestDisputedCorners(t *testing.T) {
 	checkOneCard(t, tests)
 }
 
+// TestSettledByDeck checks that an enrolled deck settles which of two
+// cards a card's disagreeing corners show, where both crops look more
+// like one of them: the deck's second index may be printed its own way
+// (upright instead of turned), misread by the model as another card.
+func TestSettledByDeck(t *testing.T) {
+	sevenH, fourD := cards.MustParse("7H"), cards.MustParse("4D")
+	top := corner{P: pt(100, 50), U: pt(1, 0), V: pt(0, 1)}
+	bottom := corner{P: pt(163, 138), U: pt(-1, 0), V: pt(0, -1)}
+	like := func(cos7H, cos4D float64) *classify.Likeness {
+		l := new(classify.Likeness)
+		l.Set(sevenH, cos7H)
+		l.Set(fourD, cos4D)
+		return l
+	}
+	compared := func(rd read, l *classify.Likeness) read {
+		rd.res.Likeness = l
+		return rd
+	}
+	tests := []oneCardCase{
+		{"both corners look like the surer reading", []read{
+			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
+			compared(readAt(bottom, fourD, 0.81), like(0.92, 0.7)),
+		}, sevenH, 0.97},
+		{"both corners look like the less sure reading", []read{
+			compared(readAt(top, sevenH, 0.8), like(0.5, 0.9)),
+			compared(readAt(bottom, fourD, 0.9), like(0.6, 0.95)),
+		}, fourD, 0.9},
+		{"the deck's choice stands at its own confidence", []read{
+			compared(readAt(top, sevenH, 0.97), like(0.6, 0.95)),
+			compared(readAt(bottom, fourD, 0.81), like(0.7, 0.92)),
+		}, fourD, 0.81},
+		{"one corner too close to call", []read{
+			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
+			compared(readAt(bottom, fourD, 0.81), like(0.8, 0.7)),
+		}, sevenH, disputedConfidence},
+		{"the corners look like different cards", []read{
+			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
+			compared(readAt(bottom, fourD, 0.81), like(0.6, 0.95)),
+		}, sevenH, disputedConfidence},
+		{"one corner not compared", []read{
+			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
+			readAt(bottom, fourD, 0.81),
+		}, sevenH, disputedConfidence},
+	}
+	checkOneCard(t, tests)
+}
+
 // TestConfirmGuessed checks the second crop at a guessed corner: only a
 // reading of a card at Confident or more is read again, and only where
 // the second crop reads the same card at Confident or more is the reading

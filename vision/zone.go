@@ -558,6 +558,21 @@ type faceGroup struct {
 	at      []corner
 	capped  bool
 	guessed bool
+	// like holds how each reading's crop compares with the enrolled
+	// deck; empty without a deck.
+	like []*classify.Likeness
+}
+
+// looksLike reports whether the enrolled deck compared the group's
+// readings, and each lies deckPairRatio times nearer card a's enrolled
+// corners than card b's.
+func (g *faceGroup) looksLike(a, b cards.Card) bool {
+	for _, l := range g.like {
+		if !l.Prefers(a, b, deckPairRatio) {
+			return false
+		}
+	}
+	return len(g.like) > 0
 }
 
 // kept reports whether g still stands for a card: no rule has emptied it.
@@ -567,6 +582,7 @@ func (g *faceGroup) kept() bool { return len(g.at) > 0 }
 func faceGroups(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
 	faces := groupIndices(reads, onPaper)
 	dropBorrowed(faces)
+	settleByDeck(faces)
 	dropSamePlace(faces)
 	dropTurned(faces)
 	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return !g.kept() })
@@ -604,6 +620,9 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 		g.conf = math.Max(g.conf, rd.res.Confidence)
 		g.capped = g.capped || rd.capped
 		g.guessed = g.guessed && rd.at.Guessed && !rd.confirmed
+		if rd.res.Likeness != nil {
+			g.like = append(g.like, rd.res.Likeness)
+		}
 	}
 	return faces
 }
@@ -670,6 +689,34 @@ func insideCard(at corner, p calibration.Point) bool {
 	d := p.Sub(at.P)
 	u, v := dot(d, at.U), dot(d, at.V)
 	return u > margin && u < cardW-margin && v > margin && v < cardH-margin
+}
+
+// deckPairRatio is how many times nearer one card's enrolled corners
+// than another's (in 1 − cosine of the features) every crop of a place
+// must lie for the deck to settle which of the two lies there
+// (settleByDeck): as far as DefaultMatchOptions asks of the runner-up.
+// In TestEnrolledThresholds' two-card table (gnome and procedural decks,
+// never the KDE decks), no visible corner of 1,999 lies 3 times nearer
+// another card than its own; 1 lies 2 times nearer.
+const deckPairRatio = 3.0
+
+// settleByDeck empties, with an enrolled deck, each group that lies where
+// a group of another card does, when the crops of both look more like
+// that other card's enrolled corners than like this one's: the deck
+// settles which of the two cards lies there, whichever the model read
+// surer. A deck may print its second index in its own way (upright
+// instead of turned, say), which the model misreads as another card as
+// surely as it reads the first; the enrolled deck holds both corners of
+// every card as this deck prints them.
+func settleByDeck(faces []*faceGroup) {
+	for _, g := range faces {
+		for _, h := range faces {
+			if g != h && g.kept() && h.kept() && g.card != h.card && g.centre.Sub(h.centre).Len() < sameCardMM &&
+				g.looksLike(g.card, h.card) && h.looksLike(g.card, h.card) {
+				h.at = nil
+			}
+		}
+	}
 }
 
 // dropSamePlace empties each group that lies where a surer one

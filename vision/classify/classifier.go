@@ -25,6 +25,10 @@ type Result struct {
 	Back bool
 	// Confidence is the softmax probability of the top class, 0..1.
 	Confidence float64
+	// Likeness is how near the crop lies to each card of the table's
+	// enrolled deck, set by Enrolled where the model reads a card; nil
+	// without a deck.
+	Likeness *Likeness
 }
 
 // None reports whether the model saw no card index and no back.

@@ -57,6 +57,51 @@ type Match struct {
 	// other card, RunnerUp.
 	Card, RunnerUp cards.Card
 	Score, Second  float64
+	// Likeness holds the score of every enrolled card.
+	Likeness *Likeness
+}
+
+// Likeness is how near a crop lies to each card of an enrolled deck, in
+// the card index network's features: the cosine of the card's nearest
+// enrolled corner (of its two, and of their variants).
+type Likeness struct {
+	cos [52]float32
+	set [52]bool
+}
+
+func likenessIndex(c cards.Card) (int, bool) {
+	if !c.Valid() {
+		return 0, false
+	}
+	return int(c.Suit-cards.Spades)*13 + int(c.Rank-cards.Ace), true
+}
+
+// Of returns the crop's cosine with card c, and whether c is enrolled.
+func (l *Likeness) Of(c cards.Card) (float64, bool) {
+	i, ok := likenessIndex(c)
+	if l == nil || !ok || !l.set[i] {
+		return 0, false
+	}
+	return float64(l.cos[i]), true
+}
+
+// Prefers reports whether the crop lies at least ratio times nearer card
+// a's enrolled corners than card b's, in 1 − cosine: both enrolled, and
+// the crop looks like a rather than b. It compares two cards only, as
+// where a card's two corners read as a and b, the question is which of
+// those two the card is.
+func (l *Likeness) Prefers(a, b cards.Card, ratio float64) bool {
+	ca, okA := l.Of(a)
+	cb, okB := l.Of(b)
+	return okA && okB && a != b && 1-cb >= ratio*math.Max(1-ca, 1e-9)
+}
+
+// Set records the crop's cosine with card c (a valid card; others are
+// ignored).
+func (l *Likeness) Set(c cards.Card, cos float64) {
+	if i, ok := likenessIndex(c); ok {
+		l.cos[i], l.set[i] = float32(cos), true
+	}
 }
 
 // Ratio is how many times farther the runner-up is from the crop than
@@ -240,7 +285,8 @@ func (e *Enrolled) Close() error {
 
 // Classify reads the crops as Classifier.Classify does (at most MaxBatch,
 // a Result per crop, in order), with the enrolled deck deciding the card
-// wherever it is clear.
+// wherever it is clear. Each Result that names a card carries the crop's
+// Likeness with every enrolled card.
 func (e *Enrolled) Classify(crops []gocv.Mat) ([]Result, error) {
 	if e.closed {
 		return nil, errors.New("classify: Classify on a closed Enrolled")
@@ -268,13 +314,14 @@ func (e *Enrolled) Classify(crops []gocv.Mat) ([]Result, error) {
 	}
 	for j, i := range which {
 		m := ms[j]
+		res[i].Likeness = m.Likeness
 		if !m.Decided(e.opts, res[i].Card) {
 			continue
 		}
 		if res[i].Card == m.Card {
 			res[i].Confidence = math.Max(res[i].Confidence, e.opts.Confidence)
 		} else {
-			res[i] = Result{Card: m.Card, Confidence: e.opts.Confidence}
+			res[i] = Result{Card: m.Card, Confidence: e.opts.Confidence, Likeness: m.Likeness}
 		}
 	}
 	return res, nil
@@ -330,14 +377,15 @@ func (e *Enrolled) match(crops []gocv.Mat) ([]Match, error) {
 // best reads a crop's cosines with every enrolled variant: a card's score
 // is its best variant's (a card's rows of vecs follow each other, and
 // Deck.Validate allows no card twice). It returns the best card, and the
-// best of the others.
+// best of the others, with every card's score.
 func (e *Enrolled) best(cos []float32) Match {
-	m := Match{Score: math.Inf(-1), Second: math.Inf(-1)}
+	m := Match{Score: math.Inf(-1), Second: math.Inf(-1), Likeness: new(Likeness)}
 	for k := 0; k < len(cos); {
 		c, s := e.cards[k], math.Inf(-1)
 		for ; k < len(cos) && e.cards[k] == c; k++ {
 			s = math.Max(s, float64(cos[k]))
 		}
+		m.Likeness.Set(c, s)
 		switch {
 		case s > m.Score:
 			m.Second, m.RunnerUp = m.Score, m.Card

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"testing"
 
@@ -149,10 +150,52 @@ func TestEnrolledClassify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			like := got[0].Likeness
+			got[0].Likeness = nil
 			if got[0] != tc.want {
 				t.Errorf("Classify = %v, want %v", got[0], tc.want)
 			}
+			switch {
+			case !tc.want.Card.Valid() && like != nil:
+				t.Errorf("Likeness set on %v", got[0])
+			case tc.want.Card.Valid() && like == nil:
+				t.Errorf("no Likeness on %v", got[0])
+			case tc.want.Card.Valid() && !like.Prefers(seven, six, 1):
+				t.Errorf("the crop of %v does not look more like it than like %v", seven, six)
+			}
 		})
+	}
+}
+
+func TestLikeness(t *testing.T) {
+	a, b, c := cards.MustParse("9D"), cards.MustParse("6D"), cards.MustParse("KS")
+	l := new(Likeness)
+	l.Set(a, 0.95)
+	l.Set(b, 0.7)
+	l.Set(cards.Card{}, 0.99) // not a card: ignored
+	if got, ok := l.Of(a); !ok || math.Abs(got-0.95) > 1e-6 {
+		t.Errorf("Of(%v) = %v, %v; want 0.95, true", a, got, ok)
+	}
+	if _, ok := l.Of(c); ok {
+		t.Errorf("Of(%v) set, want not enrolled", c)
+	}
+	var none *Likeness
+	for _, tc := range []struct {
+		l     *Likeness
+		a, b  cards.Card
+		ratio float64
+		want  bool
+	}{
+		{l, a, b, 5, true}, // 0.3 ≥ 5 × 0.05
+		{l, a, b, 7, false},
+		{l, b, a, 1, false}, // nearer a than b
+		{l, a, c, 1, false}, // c not enrolled
+		{l, a, a, 1, false}, // one card is no comparison
+		{none, a, b, 1, false},
+	} {
+		if got := tc.l.Prefers(tc.a, tc.b, tc.ratio); got != tc.want {
+			t.Errorf("Prefers(%v, %v, %v) = %v, want %v", tc.a, tc.b, tc.ratio, got, tc.want)
+		}
 	}
 }
 
@@ -181,6 +224,10 @@ func TestEnrolledUnclearLeavesTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got[0].Likeness == nil {
+		t.Errorf("no Likeness on %v", got[0])
+	}
+	got[0].Likeness = nil
 	if want := (Result{Card: d.Cards[2].Card, Confidence: 0.6}); got[0] != want {
 		t.Errorf("Classify = %v, want the model's %v", got[0], want)
 	}
