@@ -246,7 +246,7 @@ func (a *Art) deck(name string) (*deckCache, error) {
 	if why, ok := excluded[name]; ok {
 		return nil, fmt.Errorf("cardart: deck %q is excluded: %s", name, why)
 	}
-	_, usable := proceduralSeed(name)
+	_, _, usable := proceduralSeed(name)
 	for _, k := range kept {
 		usable = usable || k == name
 	}

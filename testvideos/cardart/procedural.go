@@ -43,27 +43,37 @@ var heldOutFonts = sync.OnceValues(func() ([]*cardface.Font, error) {
 	return out, nil
 })
 
-// proceduralSeed returns the seed of a procedural deck's name.
-func proceduralSeed(name string) (uint64, bool) {
+// UprightSuffix, after a procedural deck's seed ("proc:7u"), prints the
+// deck's second index upright instead of turned (cardface.Style's
+// UprightSecond), a design no model trained on: it is otherwise the deck
+// of the same seed.
+const UprightSuffix = "u"
+
+// proceduralSeed returns the seed of a procedural deck's name, and
+// whether it prints its second index upright.
+func proceduralSeed(name string) (seed uint64, upright, ok bool) {
 	s, ok := strings.CutPrefix(name, ProceduralPrefix)
 	if !ok {
-		return 0, false
+		return 0, false, false
 	}
+	s, upright = strings.CutSuffix(s, UprightSuffix)
 	seed, err := strconv.ParseUint(s, 10, 64)
-	return seed, err == nil
+	return seed, upright, err == nil
 }
 
 // ProceduralStyle returns the design of a procedural deck.
 func ProceduralStyle(name string) (cardface.Style, error) {
-	seed, ok := proceduralSeed(name)
+	seed, upright, ok := proceduralSeed(name)
 	if !ok {
-		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>)", name, ProceduralPrefix)
+		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, or %s<seed>%s)", name, ProceduralPrefix, ProceduralPrefix, UprightSuffix)
 	}
 	fonts, err := heldOutFonts()
 	if err != nil {
 		return cardface.Style{}, fmt.Errorf("cardart: %w", err)
 	}
-	return cardface.NewStyle(rand.New(rand.NewPCG(seed, procSeedSalt)), fonts)
+	st, err := cardface.NewStyle(rand.New(rand.NewPCG(seed, procSeedSalt)), fonts)
+	st.UprightSecond = upright
+	return st, err
 }
 
 // ensureProceduralRendered is ensureRendered for a procedural deck.

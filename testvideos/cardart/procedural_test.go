@@ -55,7 +55,30 @@ func TestProceduralDeck(t *testing.T) {
 	if err != nil || again.FontName() != st.FontName() || again.Extent != st.Extent {
 		t.Errorf("proc:3 drawn twice differs: %v %v / %v %v (err %v)", st.FontName(), st.Extent, again.FontName(), again.Extent, err)
 	}
-	for _, bad := range []string{"proc:", "proc:x", "proc:-1"} {
+	// proc:3u is proc:3 with its second index upright: the same top
+	// half, another bottom corner.
+	up, err := ProceduralStyle("proc:3" + UprightSuffix)
+	if err != nil || !up.UprightSecond || st.UprightSecond || up.FontName() != st.FontName() {
+		t.Errorf("proc:3u: upright %v (proc:3 %v), font %q (proc:3 %q), err %v; want proc:3 upright", up.UprightSecond, st.UprightSecond, up.FontName(), st.FontName(), err)
+	}
+	plain, upright := face("proc:3", "7S"), face("proc:3u", "7S")
+	half := func(m gocv.Mat, top bool) gocv.Mat {
+		r := image.Rect(0, m.Rows()/2, m.Cols(), m.Rows())
+		if top {
+			r = image.Rect(0, 0, m.Cols(), m.Rows()/2)
+		}
+		return m.Region(r)
+	}
+	for _, top := range []bool{true, false} {
+		a, b := half(plain, top), half(upright, top)
+		same := gocv.NormWithMats(a, b, gocv.NormL1) == 0
+		a.Close()
+		b.Close()
+		if same != top {
+			t.Errorf("proc:3 and proc:3u 7S: top half %v, the same %v; want the same top half only", top, same)
+		}
+	}
+	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu"} {
 		if _, err := a.Face(bad, cards.MustParse("AS")); err == nil {
 			t.Errorf("Face(%q) = nil error, want an unknown deck", bad)
 		}

@@ -120,7 +120,7 @@ func roundedRect(z *vector.Rasterizer, b box, rad, sx, sy float64, reverse bool)
 // through it; with flip, into b turned 180° about the card's centre.
 func (cv *canvas) stamp(m *image.Alpha, b box, col color.NRGBA, flip bool) {
 	if flip {
-		b = box{cardW - b.x1, cardH - b.y1, cardW - b.x0, cardH - b.y0}
+		b = turned(b)
 	}
 	r := cv.px(b)
 	scaled := m
@@ -182,16 +182,27 @@ func (st Style) drawIndices(cv *canvas, rk cards.Rank, suit int, ink color.NRGBA
 	}
 	mirror := func(b box) box { return box{cardW - b.x1, b.y0, cardW - b.x0, b.y1} }
 	pip := st.pipMask(suit, cv.px(pb))
-	for _, flip := range []bool{false, true} {
-		cv.stamp(m, rb, ink, flip)
-		cv.stamp(pip, pb, ink, flip)
+	for _, second := range []bool{false, true} {
+		boxes := [][2]box{{rb, pb}}
 		if st.FourCorners {
-			cv.stamp(m, mirror(rb), ink, flip)
-			cv.stamp(pip, mirror(pb), ink, flip)
+			boxes = append(boxes, [2]box{mirror(rb), mirror(pb)})
+		}
+		for _, b := range boxes {
+			if second && st.UprightSecond {
+				// Where the turned index lies, its glyphs upright.
+				cv.stamp(m, turned(b[0]), ink, false)
+				cv.stamp(pip, turned(b[1]), ink, false)
+				continue
+			}
+			cv.stamp(m, b[0], ink, second)
+			cv.stamp(pip, b[1], ink, second)
 		}
 	}
 	return nil
 }
+
+// turned is where box b lies on the card turned half round.
+func turned(b box) box { return box{cardW - b.x1, cardH - b.y1, cardW - b.x0, cardH - b.y0} }
 
 // pipLayouts are the usual places of a number card's pips in its body,
 // as (column, row) in 0..1; the pips below the middle print upside down.

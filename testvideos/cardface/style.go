@@ -35,6 +35,12 @@ type Style struct {
 	// (upright at the top right, turned at the bottom left), not only at
 	// the top left and bottom right.
 	FourCorners bool
+	// UprightSecond is true when the second index (bottom right, and
+	// bottom left with FourCorners) is printed upright, its pip above its
+	// rank, instead of the first turned half round: a card turned half
+	// round shows its index glyphs upside down. NewStyle never draws it;
+	// a caller sets it (cardart's "proc:7u").
+	UprightSecond bool
 	// Extent is how far the index (rank and pip) reaches from the card's
 	// corner along its short and long edge, in mm, over every rank.
 	Extent struct{ X, Y float64 }
