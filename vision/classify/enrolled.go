@@ -156,7 +156,9 @@ var variantShifts = []image.Point{{0, 0}, {2, 0}, {-2, 0}, {0, 2}, {0, -2}, {2, 
 const variantBlur = 0.8
 
 // NewEnrolled returns a reader of the deck d that falls back on model,
-// comparing crops by emb's features. It takes ownership of model and
+// comparing crops by emb's features. Where model names its network
+// (Classifier, Cascade: its careful model), emb must have been taken from
+// that network. It takes ownership of model and
 // emb: Close closes them, also when NewEnrolled fails.
 func NewEnrolled(model Model, emb *Embedder, d *Deck, opts MatchOptions) (_ *Enrolled, err error) {
 	if model == nil || emb == nil {
@@ -176,6 +178,14 @@ func NewEnrolled(model Model, emb *Embedder, d *Deck, opts MatchOptions) (_ *Enr
 	}()
 	if err := d.Validate(); err != nil {
 		return nil, err
+	}
+	// The thresholds were chosen on the features of the model that reads
+	// the crops; another network's features compare crops on another
+	// scale.
+	if src, ok := model.(interface{ Metadata() Metadata }); ok {
+		if got, want := emb.Metadata().SourceSHA256, src.Metadata().SHA256; got != want {
+			return nil, fmt.Errorf("classify: the features model was taken from the model with SHA-256 %s, not from the card model (%s): export the card model's features (models/cardindex/features.py)", got, want)
+		}
 	}
 	if !(opts.MinScore > 0 && opts.MinScore <= 1 && opts.ConfirmRatio >= 1 && opts.OverruleRatio >= opts.ConfirmRatio && opts.OverruleRatio <= 100 && opts.Confidence > 0 && opts.Confidence <= 1) {
 		return nil, fmt.Errorf("classify: match options %+v: want MinScore in (0, 1], 1 ≤ ConfirmRatio ≤ OverruleRatio ≤ 100, Confidence in (0, 1]", opts)

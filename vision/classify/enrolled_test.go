@@ -3,6 +3,7 @@ package classify
 import (
 	"errors"
 	"math"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -164,6 +165,28 @@ func TestEnrolledClassify(t *testing.T) {
 				t.Errorf("the crop of %v does not look more like it than like %v", seven, six)
 			}
 		})
+	}
+}
+
+// TestEnrolledFeaturesOfItsModel: the features must be the card model's
+// own; the fast model's are refused.
+func TestEnrolledFeaturesOfItsModel(t *testing.T) {
+	d := testDeck(t)
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{{modelPath, true}, {fastModelPath, false}} {
+		m, err := Open(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := NewEnrolled(m, openEmbedder(t), d, DefaultMatchOptions())
+		if (err == nil) != tc.ok {
+			t.Errorf("NewEnrolled with %s: error %v, want ok %v", filepath.Base(tc.path), err, tc.ok)
+		}
+		if err == nil {
+			e.Close()
+		}
 	}
 }
 
