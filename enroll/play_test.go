@@ -267,7 +267,8 @@ func TestEnrolledThresholds(t *testing.T) {
 		// procedural deck's follow its own seed.
 		k := slices.IndexFunc(decks, func(dk cardart.Deck) bool { return dk.Name == name })
 		if n, ok := strings.CutPrefix(name, cardart.ProceduralPrefix); ok {
-			if k, err = strconv.Atoi(n); err != nil {
+			// proc:7u is dealt as proc:7 is.
+			if k, err = strconv.Atoi(strings.TrimSuffix(n, cardart.UprightSuffix)); err != nil {
 				t.Fatalf("deck %q: %v", name, err)
 			}
 			k += 100
@@ -356,6 +357,23 @@ func pairTable(t *testing.T, all []matchStat) {
 		fmt.Fprintf(&b, "\n%6.1f %22d %24d %24d", r, other, own, models)
 	}
 	t.Log(b.String())
+	o := classify.DefaultMatchOptions()
+	doubted, bestRight, modelRight := 0, 0, 0
+	for _, m := range all {
+		decided := m.score >= o.MinScore && (m.agree && m.ratio >= o.ConfirmRatio || !m.agree && m.ratio >= o.OverruleRatio)
+		if decided || m.agree || math.IsNaN(m.model) || m.score < o.MinScore || 1-m.model < o.OverruleRatio*math.Max(1-m.score, 1e-9) {
+			continue
+		}
+		doubted++
+		if m.right {
+			bestRight++
+		}
+		if m.modelRight {
+			modelRight++
+		}
+	}
+	t.Logf("at the defaults the deck puts its best card in doubt in the model's place at %d corners (all %d): the best card right %d, the model's right %d",
+		doubted, len(all), bestRight, modelRight)
 }
 
 func deckStats(tb testing.TB, art *cardart.Art, d *classify.Deck, deck string, seed uint64) []matchStat {

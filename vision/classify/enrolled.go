@@ -38,6 +38,13 @@ type MatchOptions struct {
 	// Confidence is what a reading the deck decides is reported with
 	// (the model's own, when it read the same card surer).
 	Confidence float64
+	// Doubted is what a reading is reported with where the deck cannot
+	// decide the card but rules out the model's: the best card scores
+	// MinScore, and the crop lies OverruleRatio times nearer its
+	// enrolled corners than the model's card's. The best card is then
+	// reported, in doubt: Doubted lies below the monitor's Confident,
+	// so its round goes out for review. Zero leaves the model's reading.
+	Doubted float64
 }
 
 // DefaultMatchOptions returns the thresholds chosen on the gnome decks
@@ -46,7 +53,7 @@ type MatchOptions struct {
 // enrolled decks dealt into hands, they decided 1,918, none wrong; a
 // ratio of 2 would have decided 2,332, one of them wrongly.
 func DefaultMatchOptions() MatchOptions {
-	return MatchOptions{MinScore: 0.8, ConfirmRatio: 3, OverruleRatio: 3, Confidence: 0.99}
+	return MatchOptions{MinScore: 0.8, ConfirmRatio: 3, OverruleRatio: 3, Confidence: 0.99, Doubted: 0.7}
 }
 
 // Match is how a crop compares with an enrolled deck.
@@ -122,9 +129,11 @@ func (m Match) Decided(o MatchOptions, model cards.Card) bool {
 // Enrolled reads crops with a model, then compares each crop the model
 // reads as a card with the table's own enrolled deck. Where one card is
 // clearly the nearest (MatchOptions: clearer to put another card in the
-// model's place than to confirm the model's), that card is the answer;
-// otherwise the model's answer stands. "none" and "back" are always the
-// model's.
+// model's place than to confirm the model's), that card is the answer.
+// Where none is, but the crop lies far nearer the best card than the
+// card the model reads, the best card is the answer, in doubt
+// (MatchOptions.Doubted); otherwise the model's answer stands. "none"
+// and "back" are always the model's.
 //
 // Crops are compared by their features (Embedder): what the card index
 // network computes of a crop before it decides the class. The network
@@ -187,8 +196,8 @@ func NewEnrolled(model Model, emb *Embedder, d *Deck, opts MatchOptions) (_ *Enr
 			return nil, fmt.Errorf("classify: the features model was taken from the model with SHA-256 %s, not from the card model (%s): export the card model's features (models/cardindex/features.py)", got, want)
 		}
 	}
-	if !(opts.MinScore > 0 && opts.MinScore <= 1 && opts.ConfirmRatio >= 1 && opts.OverruleRatio >= opts.ConfirmRatio && opts.OverruleRatio <= 100 && opts.Confidence > 0 && opts.Confidence <= 1) {
-		return nil, fmt.Errorf("classify: match options %+v: want MinScore in (0, 1], 1 ≤ ConfirmRatio ≤ OverruleRatio ≤ 100, Confidence in (0, 1]", opts)
+	if !(opts.MinScore > 0 && opts.MinScore <= 1 && opts.ConfirmRatio >= 1 && opts.OverruleRatio >= opts.ConfirmRatio && opts.OverruleRatio <= 100 && opts.Confidence > 0 && opts.Confidence <= 1 && opts.Doubted >= 0 && opts.Doubted < opts.Confidence) {
+		return nil, fmt.Errorf("classify: match options %+v: want MinScore in (0, 1], 1 ≤ ConfirmRatio ≤ OverruleRatio ≤ 100, Confidence in (0, 1], 0 ≤ Doubted < Confidence", opts)
 	}
 	var crops []gocv.Mat
 	defer func() {
@@ -325,13 +334,13 @@ func (e *Enrolled) Classify(crops []gocv.Mat) ([]Result, error) {
 	for j, i := range which {
 		m := ms[j]
 		res[i].Likeness = m.Likeness
-		if !m.Decided(e.opts, res[i].Card) {
-			continue
-		}
-		if res[i].Card == m.Card {
+		switch {
+		case m.Decided(e.opts, res[i].Card) && res[i].Card == m.Card:
 			res[i].Confidence = math.Max(res[i].Confidence, e.opts.Confidence)
-		} else {
+		case m.Decided(e.opts, res[i].Card):
 			res[i] = Result{Card: m.Card, Confidence: e.opts.Confidence, Likeness: m.Likeness}
+		case e.opts.Doubted > 0 && m.Score >= e.opts.MinScore && m.Likeness.Prefers(m.Card, res[i].Card, e.opts.OverruleRatio):
+			res[i] = Result{Card: m.Card, Confidence: e.opts.Doubted, Likeness: m.Likeness}
 		}
 	}
 	return res, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -222,37 +223,52 @@ func TestLikeness(t *testing.T) {
 	}
 }
 
-func TestEnrolledUnclearLeavesTheModel(t *testing.T) {
+// TestEnrolledUnclear: where the deck cannot tell two cards apart, it
+// decides nothing; the model's reading stands where it is one of the
+// two, and where it is neither, the deck's best card stands in doubt.
+func TestEnrolledUnclear(t *testing.T) {
 	d := *testDeck(t)
 	d.Cards = append([]DeckCard(nil), d.Cards...)
 	// Two cards enrolled with one's corners: a crop of it cannot tell
 	// them apart.
 	d.Cards[1].Corners = d.Cards[0].Corners
-	model := &fakeModel{answer: func(int) Result { return Result{Card: d.Cards[2].Card, Confidence: 0.6} }}
-	e, err := NewEnrolled(model, openEmbedder(t), &d, DefaultMatchOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	crop := playCrop(t, d.Cards[0].Card, "TL", 0, 0)
 	defer crop.Close()
-	ms, err := e.Match([]gocv.Mat{crop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ms[0].Decided(DefaultMatchOptions(), d.Cards[0].Card) {
-		t.Errorf("Match = %+v decided, want undecided (two cards share the corners)", ms[0])
-	}
-	got, err := e.Classify([]gocv.Mat{crop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got[0].Likeness == nil {
-		t.Errorf("no Likeness on %v", got[0])
-	}
-	got[0].Likeness = nil
-	if want := (Result{Card: d.Cards[2].Card, Confidence: 0.6}); got[0] != want {
-		t.Errorf("Classify = %v, want the model's %v", got[0], want)
+	twins := []cards.Card{d.Cards[0].Card, d.Cards[1].Card}
+	for _, tc := range []struct {
+		name  string
+		model cards.Card
+		want  []cards.Card // any of them
+		conf  float64
+	}{
+		{"the model reads one of the two", d.Cards[1].Card, twins[1:], 0.6},
+		{"the model reads neither", d.Cards[2].Card, twins, DefaultMatchOptions().Doubted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := &fakeModel{answer: func(int) Result { return Result{Card: tc.model, Confidence: 0.6} }}
+			e, err := NewEnrolled(model, openEmbedder(t), &d, DefaultMatchOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			ms, err := e.Match([]gocv.Mat{crop})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ms[0].Decided(DefaultMatchOptions(), tc.model) {
+				t.Errorf("Match = %+v decided, want undecided (two cards share the corners)", ms[0])
+			}
+			got, err := e.Classify([]gocv.Mat{crop})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0].Likeness == nil {
+				t.Errorf("no Likeness on %v", got[0])
+			}
+			if !slices.Contains(tc.want, got[0].Card) || got[0].Confidence != tc.conf {
+				t.Errorf("Classify = %v, want one of %v at %.2f", got[0], tc.want, tc.conf)
+			}
+		})
 	}
 }
 
