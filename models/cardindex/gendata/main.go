@@ -61,8 +61,9 @@ func main() {
 	proc := flag.Float64("proc", 0, "share of crops whose card is a procedural design (procedural.go); 0 draws as the earlier recipes did")
 	fx := flag.Float64("camfx", 0, "probability of each of the still camera's faults of package camfx (motion blur, a soft shadow, a bent card; camfx.go); 0 draws as the earlier recipes did")
 	cover := flag.Float64("cover", 0, "probability that the next card of a hand lies over part of a card's index (coverPlace); 0 draws as the earlier recipes did")
+	upright := flag.Float64("upright", 0, "with -proc, share of procedural designs that print their second index upright (markUpright); 0 draws as the earlier recipes did")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx, *cover}); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx, *cover, *upright}); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -74,6 +75,7 @@ type recipe struct {
 	proc    float64 // share of procedural designs (procedural.go)
 	camfx   float64 // probability of each camfx fault (camfx.go)
 	cover   float64 // probability of the next card over the index (coverPlace)
+	upright float64 // share of procedural designs with an upright second index
 }
 
 func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
@@ -85,6 +87,8 @@ func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
 		return err
 	}
 	defer g.Close()
+	markUpright(g.trainStyles, rc.upright, seed)
+	markUpright(g.valStyles, rc.upright, seed+1)
 	valDecks := HeldOut
 	if rc.proc > 0 {
 		valDecks = append(slices.Clip(HeldOut), procDeck)
@@ -136,6 +140,7 @@ func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
 		"proc":           rc.proc,
 		"camfx":          rc.camfx,
 		"cover":          rc.cover,
+		"upright":        rc.upright,
 		"generated":      time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(meta, "", "  ")

@@ -46,6 +46,33 @@ func styles(fonts []*cardface.Font, keep func(string) bool, n int, seed uint64) 
 	return out, names, nil
 }
 
+// markUpright has a share of the designs print their second index
+// upright (cardface.Style.UprightSecond), as some decks do: a card lying
+// the other way round then shows its index glyphs upside down, and the
+// model is to read that corner as the card too. Its draws come from their
+// own stream, so that share 0 leaves every other draw as before.
+func markUpright(sts []cardface.Style, share float64, seed uint64) {
+	if share <= 0 {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed, 0x0b7e))
+	for i := range sts {
+		sts[i].UprightSecond = r.Float64() < share
+	}
+}
+
+// indexCorner is the index corner a crop of card c is cut at: either,
+// drawn from r, except that on a design printing its second index
+// upright a 6♦ or 9♦ is cut at its first only: turned, a 9♦ in a
+// point-symmetric figure is a 6♦, and no crop can say which.
+func indexCorner(r *rand.Rand, st *cardface.Style, c cards.Card) corner {
+	k := []corner{cornerTL, cornerBR}[r.IntN(2)]
+	if st != nil && st.UprightSecond && c.Suit == cards.Diamonds && (c.Rank == cards.Six || c.Rank == cards.Nine) {
+		return cornerTL
+	}
+	return k
+}
+
 // procFace draws card c in style st into dst as a BGRA face of the gnome
 // decks' size.
 func procFace(st cardface.Style, c cards.Card, dst *gocv.Mat) error {

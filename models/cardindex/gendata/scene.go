@@ -224,7 +224,7 @@ func (s *scene) mainCard(r *rand.Rand, decks []string, out *sample, canvas *gocv
 		if m.face, err = face(c); err != nil {
 			return m, err
 		}
-		m.corner = []corner{cornerTL, cornerBR}[r.IntN(2)]
+		m.corner = indexCorner(r, st, c)
 	case u < 0.90:
 		out.class = classBack
 		if m.face, err = s.g.backs[r.IntN(len(s.g.backs))].Back(); err != nil {
