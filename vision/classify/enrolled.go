@@ -166,9 +166,9 @@ const variantBlur = 0.8
 
 // NewEnrolled returns a reader of the deck d that falls back on model,
 // comparing crops by emb's features. Where model names its network
-// (Classifier, Cascade: its careful model), emb must have been taken from
-// that network. It takes ownership of model and
-// emb: Close closes them, also when NewEnrolled fails.
+// (Classifier, Cascade: its careful model), emb must have been taken
+// from that network. It takes ownership of model and emb: Close closes
+// them, also when NewEnrolled fails.
 func NewEnrolled(model Model, emb *Embedder, d *Deck, opts MatchOptions) (_ *Enrolled, err error) {
 	if model == nil || emb == nil {
 		if model != nil {
