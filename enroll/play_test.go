@@ -238,6 +238,16 @@ type matchStat struct {
 	nearWrong, truth, model float64
 }
 
+// decided reports whether the deck decides the corner at o, as
+// classify.Match.Decided does.
+func (m matchStat) decided(o classify.MatchOptions) bool {
+	ratio := o.OverruleRatio
+	if m.agree {
+		ratio = o.ConfirmRatio
+	}
+	return m.score >= o.MinScore && m.ratio >= ratio
+}
+
 // TestEnrolledThresholds measures, on every gnome deck, how the enrolled
 // templates match index corners dealt in play, and prints for a grid of
 // thresholds how many corners they decide and how many of those wrong.
@@ -360,8 +370,7 @@ func pairTable(t *testing.T, all []matchStat) {
 	o := classify.DefaultMatchOptions()
 	doubted, bestRight, modelRight := 0, 0, 0
 	for _, m := range all {
-		decided := m.score >= o.MinScore && (m.agree && m.ratio >= o.ConfirmRatio || !m.agree && m.ratio >= o.OverruleRatio)
-		if decided || m.agree || math.IsNaN(m.model) || m.score < o.MinScore || 1-m.model < o.OverruleRatio*math.Max(1-m.score, 1e-9) {
+		if m.decided(o) || m.agree || math.IsNaN(m.model) || m.score < o.MinScore || 1-m.model < o.OverruleRatio*math.Max(1-m.score, 1e-9) {
 			continue
 		}
 		doubted++
@@ -441,11 +450,7 @@ func decide(all []matchStat, score, ratio float64, agree bool) (decided, wrong i
 func summary(stats []matchStat, o classify.MatchOptions) string {
 	vis, visDecided, visModel, dec, wrong := 0, 0, 0, 0, 0
 	for _, m := range stats {
-		ratio := o.OverruleRatio
-		if m.agree {
-			ratio = o.ConfirmRatio
-		}
-		d := m.score >= o.MinScore && m.ratio >= ratio
+		d := m.decided(o)
 		if m.visible {
 			vis++
 			if d && m.right {

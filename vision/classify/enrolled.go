@@ -334,10 +334,11 @@ func (e *Enrolled) Classify(crops []gocv.Mat) ([]Result, error) {
 	for j, i := range which {
 		m := ms[j]
 		res[i].Likeness = m.Likeness
+		decided := m.Decided(e.opts, res[i].Card)
 		switch {
-		case m.Decided(e.opts, res[i].Card) && res[i].Card == m.Card:
+		case decided && res[i].Card == m.Card:
 			res[i].Confidence = math.Max(res[i].Confidence, e.opts.Confidence)
-		case m.Decided(e.opts, res[i].Card):
+		case decided:
 			res[i] = Result{Card: m.Card, Confidence: e.opts.Confidence, Likeness: m.Likeness}
 		case e.opts.Doubted > 0 && m.Score >= e.opts.MinScore && m.Likeness.Prefers(m.Card, res[i].Card, e.opts.OverruleRatio):
 			res[i] = Result{Card: m.Card, Confidence: e.opts.Doubted, Likeness: m.Likeness}
