@@ -290,6 +290,9 @@ def main():
                     help="v1: the careful model's network; v2: the fast model's, 5× cheaper; "
                          "v3: half v2's cost; v4: v2 at full resolution in its first layer")
     a = ap.parse_args()
+    if a.checkpoint:
+        # Made now, not found missing after the run.
+        os.makedirs(os.path.dirname(a.checkpoint) or ".", exist_ok=True)
     a.data = a.data or [".cache/cardindex"]
     a.val = a.val or a.data
     torch.manual_seed(a.seed)
