@@ -18,6 +18,11 @@ type corner struct {
 	// Guessed: placed a set inset before an index's ink, not where edges
 	// meet (indexJunctions), so its crop may be cut a couple of mm off.
 	Guessed bool
+	// NoIndex: the card's size shows this frame to be a card's top right
+	// or bottom left corner, where the model reads no index: V runs along
+	// a short edge or U along a long one (completedCorners). Its crop is
+	// still read, for a card's back.
+	NoIndex bool
 }
 
 // pt is the point (x, y): in mm on the table, or in pixels in a zone's
@@ -323,7 +328,9 @@ func edgeWithin(poly []image.Point, q calibration.Point, lim float64, from int) 
 // lies exactly cardW or cardH along it. An index printed near the edge
 // notches the outline there (a side edge with 14 mm of it on the felt
 // breaks into pieces too short for findCorners), so the corner is placed
-// by the card's size, not by the outline. Corners within 4 mm of one in have are left
+// by the card's size, not by the outline, in the frame the model reads
+// there: at a card's top right or bottom left corner, that frame has no
+// index (NoIndex). Corners within 4 mm of one in have are left
 // out; the model reads the others, and answers none where no index is.
 func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 	n := len(poly)
@@ -392,7 +399,14 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 					continue
 				}
 				if !known(p) {
-					out = append(out, cornerAt(p, along, side))
+					c := cornerAt(p, along, side)
+					// The edge followed, size long, leaves the new corner
+					// along -along; cornerAt puts that in U unless the frame
+					// turns the other way. An index corner has its short
+					// edge in U.
+					inU := cross(along.Scale(-1), side) >= 0
+					c.NoIndex = inU != (size == cardW)
+					out = append(out, c)
 				}
 			}
 		}

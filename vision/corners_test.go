@@ -286,9 +286,42 @@ func TestCompletedCorners(t *testing.T) {
 		if !ok {
 			t.Errorf("completed a corner at %.0f,%.0f, which is no card's", c.P.X, c.P.Y)
 		}
-		if c.P.Sub(top[0]).Len() < 2*r && (dot(c.U, in) < 0.99 || dot(c.V, down) < 0.99) {
-			t.Errorf("the index corner's edges run along %v and %v, want %v and %v", c.U, c.V, in, down)
+		if c.P.Sub(top[0]).Len() < 2*r && (dot(c.U, in) < 0.99 || dot(c.V, down) < 0.99 || c.NoIndex) {
+			t.Errorf("the index corner's edges run along %v and %v, want %v and %v, NoIndex %v", c.U, c.V, in, down, c.NoIndex)
 		}
+	}
+}
+
+// TestCompletedCornerWithoutIndex lays a dealer's row as proc:2u's clip
+// of seed 2702 did in round 1002: the first card (4♦) lies 2.5 mm higher
+// than the next, which lies over it 23 mm along, so the row's top edge
+// runs the first card's whole width and steps down at its top right
+// corner. That corner is completed from the top left one, in a frame
+// turned a quarter (U down the step, V back along the top edge): a frame
+// with no index, which must say so, or its index area takes in the next
+// card's index.
+func TestCompletedCornerWithoutIndex(t *testing.T) {
+	const r = 2.0 // px a mm
+	mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 320, 400, gocv.MatTypeCV8U)
+	defer mask.Close()
+	first, next := cardCorners(50, 60, 0, r), cardCorners(73, 62.5, 0, r)
+	fillMask(&mask, first[:], true)
+	fillMask(&mask, next[:], true)
+	poly, found := handOutline(t, mask, r)
+	done := completedCorners(poly, found, r)
+	var got *corner
+	for i, c := range done {
+		if c.P.Sub(first[1]).Len() < 2*r {
+			got = &done[i]
+		}
+	}
+	switch {
+	case got == nil:
+		t.Fatalf("the first card's top right corner at %.0f,%.0f not completed (completed %+v)", first[1].X, first[1].Y, done)
+	case dot(got.U, pt(0, 1)) < 0.99 || dot(got.V, pt(-1, 0)) < 0.99:
+		t.Errorf("completed in the frame %v, %v; want U down the step and V back along the top edge", got.U, got.V)
+	case !got.NoIndex:
+		t.Errorf("the top right corner's turned frame is not marked NoIndex")
 	}
 }
 

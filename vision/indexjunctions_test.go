@@ -113,7 +113,13 @@ func TestHiddenOnRoundedStep(t *testing.T) {
 	const r = 2.0
 	stepped := []image.Point{{20, 26}, {64, 26}, {70, 20}, {300, 20}, {300, 200}, {20, 200}}
 	beyond := []image.Point{{20, 0}, {64, 0}, {70, 20}, {300, 20}, {300, 200}, {20, 200}}
-	a, d, length := pt(70, 20), pt(1, 0), 230.0
+	// The stretch may end where the row's next card lies lower (proc:2u
+	// seed 2702 round 1002: the dealer's 5S, its index under the 2♥'s top
+	// edge 9 mm before that edge stepped down to its own).
+	steppedDown := []image.Point{{20, 26}, {64, 26}, {70, 20}, {200, 20}, {205, 25}, {360, 25}, {360, 200}, {20, 200}}
+	droppedDown := []image.Point{{20, 26}, {64, 26}, {70, 20}, {200, 20}, {205, 32}, {360, 32}, {360, 200}, {20, 200}}
+	endsThere := []image.Point{{20, 26}, {64, 26}, {70, 20}, {200, 20}, {200, 200}, {20, 200}}
+	a, d := pt(70, 20), pt(1, 0)
 	u, in := pt(1, 0), pt(0, 1)
 	tests := []struct {
 		name string
@@ -126,11 +132,21 @@ func TestHiddenOnRoundedStep(t *testing.T) {
 		{"3 mm short, at the card's corner", stepped, 64, true},
 		{"6 mm short, over the card before", stepped, 58, false},
 		{"too near the stretch's end for an index to show", stepped, 280, false},
+		{"near the stretch's end, the row running on 2.5 mm lower", steppedDown, 186, true},
+		{"near the stretch's end, the next card 6 mm lower", droppedDown, 186, false},
+		{"near the stretch's end, the row ending there", endsThere, 186, false},
 		{"on the stretch, the card before reaching past it", beyond, 80, true},
 		{"3 mm short, the card before reaching past the line", beyond, 64, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// The stretch along y = 20 from a, to where the outline leaves it.
+			length := 0.0
+			for _, q := range tc.poly {
+				if q.Y == 20 {
+					length = max(length, float64(q.X)-a.X)
+				}
+			}
 			if got := hiddenOn(tc.poly, pt(tc.x, 20), u, in, a, d, length, r); got != tc.want {
 				t.Errorf("hiddenOn at x = %.0f: %v, want %v", tc.x, got, tc.want)
 			}
@@ -382,6 +398,10 @@ func TestExplained(t *testing.T) {
 		{"the next card's index, 26 mm along", corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}, pt(26, 3), false},
 		{"a sideways card's index, its long edge along the row", corner{P: pt(0, 0), U: pt(0, 1), V: pt(-1, 0)}, pt(-22, 3), true},
 		{"the next card's index, by a corner whose card would lie off the blob", corner{P: pt(0, 10), U: pt(0, -1), V: pt(1, 0)}, pt(26, 3), false},
+		// proc:2u seed 2702 round 1002: the dealer's 4♦ lay higher than
+		// the 2♥ beside it, and its top right corner, completed in a turned
+		// frame, took the 2♥'s index for a sideways card's.
+		{"the next card's index, by a card's top right corner", corner{P: pt(0, 0), U: pt(0, 1), V: pt(-1, 0), NoIndex: true}, pt(-12, 3), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
