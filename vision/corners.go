@@ -401,9 +401,8 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 				if !known(p) {
 					c := cornerAt(p, along, side)
 					// The edge followed, size long, leaves the new corner
-					// along -along; cornerAt puts that in U unless the frame
-					// turns the other way. An index corner has its short
-					// edge in U.
+					// back along along: in U unless cornerAt turned the
+					// frame. An index corner has its short edge in U.
 					inU := cross(along.Scale(-1), side) >= 0
 					c.NoIndex = inU != (size == cardW)
 					out = append(out, c)

@@ -88,17 +88,17 @@ func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corn
 //     blob's edge is felt, and the outline shows that corner);
 //   - the outline runs on after it, along its own top edge, at least as
 //     far as the next card in a row would leave its index showing: on
-//     the stretch, or past its end, where the row's next card lies up
-//     to 3 mm higher or lower (stepMM) and a stretch of its own begins.
+//     the stretch, or past its end, where the row's next card lies a
+//     little higher or lower and a stretch of its own begins (rowRunsOn).
 func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r float64) bool {
-	const shortMM, backMM, inMM, aheadMM, outMM, stepMM = 4.0, 10.0, 4.0, 12.0, 1.5, 3.0
+	const shortMM, backMM, inMM, aheadMM, outMM = 4.0, 10.0, 4.0, 12.0, 1.5
 	s := dot(p.Sub(a), d)
 	behind, ahead := s, length-s
 	if dot(u, d) < 0 {
 		behind, ahead = ahead, behind
 	}
 	if ahead < aheadMM*r {
-		ahead = rowRunsOn(poly, p, u, r, stepMM, aheadMM) * r
+		ahead = rowRunsOn(poly, p, u, r, aheadMM) * r
 	}
 	return behind >= -shortMM*r && ahead >= aheadMM*r &&
 		!insidePoly(poly, p.Sub(in.Scale(outMM*r))) &&
@@ -108,12 +108,13 @@ func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r fl
 // rowRunsOn is how far, in mm up to most, a row's top edge runs on from
 // p along u (a unit vector; r pixels a mm): to the last millimetre along
 // that lies beside an edge of the outline poly running along u (within
-// 30°), no further than step mm across, with no gap longer than a card's
-// rounded corner (4 mm) between: the outline rounds off a step between
-// two cards. Where the row ends, the outline turns round its last card's
-// corner, and no edge runs on beside the line.
-func rowRunsOn(poly []image.Point, p, u calibration.Point, r, step, most float64) float64 {
-	const gapMM = 4.0
+// 30°), no further than 3 mm across (a card lying that much higher or
+// lower than the next), with no gap longer than a card's rounded corner
+// (4 mm) between: the outline rounds off a step between two cards. Where
+// the row ends, the outline turns round its last card's corner, and no
+// edge runs on beside the line.
+func rowRunsOn(poly []image.Point, p, u calibration.Point, r, most float64) float64 {
+	const stepMM, gapMM = 3.0, 4.0
 	cos30 := math.Cos(math.Pi / 6)
 	beside := func(q calibration.Point) bool {
 		for i := range poly {
@@ -123,7 +124,7 @@ func rowRunsOn(poly []image.Point, p, u calibration.Point, r, step, most float64
 			if l == 0 || math.Abs(dot(e, u)) < cos30*l {
 				continue
 			}
-			if t := dot(q.Sub(a), e) / l; t >= 0 && t <= l && math.Abs(cross(e, q.Sub(a)))/l <= step*r {
+			if t := dot(q.Sub(a), e) / l; t >= 0 && t <= l && math.Abs(cross(e, q.Sub(a)))/l <= stepMM*r {
 				return true
 			}
 		}
@@ -254,9 +255,10 @@ func inkRuns(darkest []uint8, level int, gap float64) (runs [][2]float64, deepes
 // corner is known in both frames, the next card in the row is found by its
 // index only if that lies 30 mm or more along from it, and otherwise by
 // its edge alone. A corner known to have no index (NoIndex) explains
-// nothing: a row's first card ending in a step down to the next, lower
-// card gives a corner there whose frame, turned a quarter, would take the
-// next card's index, 12 mm along, for its own. A corner whose card would lie out of the blob through
+// nothing: where a row's top edge steps down from one card to the next,
+// the higher card's top right corner, in its frame turned a quarter,
+// would take the next card's index for its own. A corner whose card
+// would lie out of the blob through
 // the stretch (an axis pointing against in) explains nothing there: found
 // on a side edge a little below the row's top edge, in a frame turned up
 // through it, it would take the next card's index for its own.
