@@ -101,19 +101,19 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// on over the next hand's card, its corner 4 mm inside that
 		// card's edge). The search goes on from
 		// either end a whole pixel at a time.
-		var past []float64
 		if runsBack {
 			if run := hiddenRun(poly, a, d.Scale(-1), length, r) - pastMM*r; run >= 1 {
-				past = sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1)
+				for _, s := range sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1) {
+					hidden = append(hidden, lyingBack(at(s), d))
+				}
 			}
 		}
 		if runsAhead {
 			if run := hiddenRun(poly, b, d, length, r) - pastMM*r; run >= 1 {
-				past = append(past, sideEdges(pic, a, d, in, side, length+pastMM*r+1, length+pastMM*r+math.Floor(run))...)
+				for _, s := range sideEdges(pic, a, d, in, side, length+pastMM*r+1, length+pastMM*r+math.Floor(run)) {
+					hidden = append(hidden, lyingBack(at(s), d.Scale(-1)))
+				}
 			}
-		}
-		for _, s := range past {
-			hidden = append(hidden, at(s))
 		}
 	}
 	for _, cs := range hidden {
@@ -216,6 +216,19 @@ func hiddenRun(poly []image.Point, end, dir calibration.Point, length, r float64
 		return 0
 	}
 	return min(mostMM, cardH+2-length/r) * r
+}
+
+// lyingBack keeps the frames of a junction found on a card edge's hidden
+// run whose card lies back towards the piece of outline that edge runs
+// on from (back, a unit vector): one of its axes points that way. A
+// hidden corner is the corner of the piece's own card. A frame whose card
+// would lie on past the junction, away from the piece, is no corner of
+// it; where the junction is a line printed on that card's face short of
+// its corner (the run is searched 30 mm at most), such a frame would take
+// the card's own index, further on, for the index of a card of its own,
+// and indexJunctions would offer no corner there.
+func lyingBack(cs []corner, back calibration.Point) []corner {
+	return slices.DeleteFunc(cs, func(c corner) bool { return dot(c.U, back) < 0.5 && dot(c.V, back) < 0.5 })
 }
 
 // insidePoly reports whether q lies inside the closed polygon (even-odd

@@ -131,6 +131,43 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 	}
 }
 
+// TestJunctionHiddenRunLiesBack checks the frames of a junction found on
+// a card edge's hidden run. Two cards lie in a row, the second over the
+// first, its top edge 2 mm lower and its own side edge unseen (paper on
+// paper, no shadow); the outline steps up from its top edge to the
+// first's, rounding the first card's corner. A stroke printed on the second card's face 18 mm short of the
+// step is the only side edge the hidden run meets. A frame there whose
+// card would lie on past it, away from the second card's top edge, would
+// take the second card's index for a card of its own (proc:23 seed 2801
+// round 1001: the dealer's A♥ beside the 9♥ went unread, and its Push 22
+// bets unjudged).
+func TestJunctionHiddenRunLiesBack(t *testing.T) {
+	const r = 2.0                                                                                 // px a mm
+	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 230, gocv.MatTypeCV8U) // felt
+	defer pic.Close()
+	paper := colorOf(gocv.NewScalar(240, 0, 0, 0))
+	gocv.Rectangle(&pic, image.Rect(20, 24, 146, 200), paper, -1)
+	gocv.Rectangle(&pic, image.Rect(64, 28, 190, 204), paper, -1)
+	gocv.Rectangle(&pic, image.Rect(109, 37, 113, 110), colorOf(gocv.NewScalar(90, 0, 0, 0)), -1) // the stroke
+	got := blurredJunctions(t, pic, []image.Point{
+		{20, 24}, {146, 24}, {151, 28}, {190, 28}, {190, 204}, {64, 204}, {64, 200}, {20, 200},
+	}, r)
+	back := pt(1, 0) // from the stroke to the second card's top edge
+	seen := false
+	for _, c := range got {
+		if math.Abs(c.P.X-111) > 6 {
+			continue
+		}
+		seen = true
+		if dot(c.U, back) < 0.5 && dot(c.V, back) < 0.5 {
+			t.Errorf("junction at %v in frame U %v, V %v: its card lies away from the second card's top edge", c.P, c.U, c.V)
+		}
+	}
+	if !seen {
+		t.Fatalf("no junction found at the stroke (x 109..113): %+v", got)
+	}
+}
+
 // TestJunctionOnFace checks that the frame of a court figure, a line
 // running in from the top edge some 10 mm along from a card's index
 // corner, is not taken for another card's edge, while the next card of the
