@@ -135,12 +135,12 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 // a card edge's hidden run. Two cards lie in a row, the second over the
 // first, its top edge 2 mm lower and its own side edge unseen (paper on
 // paper, no shadow); the outline steps up from its top edge to the
-// first's, rounding the first card's corner. A stroke printed on the second card's face 18 mm short of the
-// step is the only side edge the hidden run meets. A frame there whose
-// card would lie on past it, away from the second card's top edge, would
-// take the second card's index for a card of its own (proc:23 seed 2801
-// round 1001: the dealer's A♥ beside the 9♥ went unread, and its Push 22
-// bets unjudged).
+// first's, rounding the first card's corner. A stroke printed on the
+// second card's face 18 mm short of the step is the only side edge the
+// hidden run meets. A frame there whose card would lie on past it, away
+// from the second card's top edge, would take the second card's index
+// for a card of its own (proc:23 seed 2801 round 1001: the dealer's A♥
+// beside the 9♥ went unread, and its Push 22 bets unjudged).
 func TestJunctionHiddenRunLiesBack(t *testing.T) {
 	const r = 2.0                                                                                 // px a mm
 	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 230, gocv.MatTypeCV8U) // felt
