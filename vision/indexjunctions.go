@@ -258,10 +258,10 @@ func inkRuns(darkest []uint8, level int, gap float64) (runs [][2]float64, deepes
 // nothing: where a row's top edge steps down from one card to the next,
 // the higher card's top right corner, in its frame turned a quarter,
 // would take the next card's index for its own. A corner whose card
-// would lie out of the blob through
-// the stretch (an axis pointing against in) explains nothing there: found
-// on a side edge a little below the row's top edge, in a frame turned up
-// through it, it would take the next card's index for its own.
+// would lie out of the blob through the stretch (an axis pointing against
+// in) explains nothing there: found on a side edge a little below the
+// row's top edge, in a frame turned up through it, it would take the next
+// card's index for its own.
 func explained(p, in calibration.Point, known []corner, r float64) bool {
 	const (
 		acrossMM = 14.0

@@ -99,8 +99,9 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		// edge may run on inside the blob, over the card beneath, to a
 		// corner of its own (a sideways double's top edge may run 22 mm
 		// on over the next hand's card, its corner 4 mm inside that
-		// card's edge). The search goes on from
-		// either end a whole pixel at a time.
+		// card's edge). The search goes on from either end a whole
+		// pixel at a time, and keeps the frames whose card lies back
+		// along the piece (lyingBack).
 		if runsBack {
 			if run := hiddenRun(poly, a, d.Scale(-1), length, r) - pastMM*r; run >= 1 {
 				for _, s := range sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1) {
