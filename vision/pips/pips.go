@@ -1,0 +1,214 @@
+// Package pips counts the pips on the face of a number card: a second
+// witness of a card's rank that owes nothing to the font of its index.
+// A deck in an unfamiliar design may defeat the index reader, but its
+// two to ten share one layout in every design: that many like pips in
+// two or three columns, symmetric left to right and, but for the seven's
+// odd pip, under a half turn.
+//
+// Count looks only at the middle of the face, clear of indices in any
+// corner, and answers only when what it sees is such a layout; a court
+// card's picture, an ace's single pip, a face with ornaments among its
+// pips or a face partly covered give no count rather than a wrong one.
+package pips
+
+import (
+	"image"
+	"math"
+
+	"gocv.io/x/gocv"
+)
+
+// A card's face, in mm.
+const (
+	cardW = 63.0
+	cardH = 88.0
+)
+
+// The middle of the face where pips lie (mm from the face's top-left
+// corner): between the index columns of a card indexed in all four
+// corners, and clear of the top and bottom edges.
+const (
+	bodyX0, bodyX1 = 12.0, 51.0
+	bodyY0, bodyY1 = 6.0, 82.0
+)
+
+// What a layout of pips is made of.
+const (
+	// minBlobMM2: ink smaller than this (mm²) is print, noise or a
+	// pip's speck of glare, never a pip.
+	minBlobMM2 = 6.0
+	// The largest pip of a number card is 15 to 200 mm²: a jumbo
+	// deck's pips are some 12 mm across, a small one's 5.
+	minPipMM2, maxPipMM2 = 15.0, 200.0
+	// maxInkMM: no pip, nor any print among pips, is wider or taller
+	// than this; a court card's picture and frame are.
+	maxInkMM = 16.0
+	// pipShare: a pip is at least this share of the largest one. Ink
+	// between doubtShare and pipShare of it is neither pip nor print
+	// (an ornament, a pip cut by a shadow) and leaves the face
+	// uncounted.
+	pipShare, doubtShare = 0.65, 0.3
+	// twinMM: a pip's mirror image lies this close to another pip.
+	twinMM = 3.5
+	// minContrast: the pips are at least this much darker, in the
+	// darkest of the three colours, than the paper around them.
+	minContrast = 40.0
+)
+
+// Count returns how many pips face shows, 2 to 10, and whether it shows
+// a number card's layout at all. face is the card's whole face, BGR, its
+// long edges along the Mat's columns (either end up), at pxPerMM pixels
+// a millimetre: cardW × cardH mm.
+func Count(face gocv.Mat, pxPerMM float64) (int, bool) {
+	if face.Empty() || face.Channels() != 3 || pxPerMM <= 0 {
+		return 0, false
+	}
+	r := pxPerMM
+	body := image.Rect(int(bodyX0*r), int(bodyY0*r), int(math.Ceil(bodyX1*r)), int(math.Ceil(bodyY1*r)))
+	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
+		return 0, false
+	}
+	region := face.Region(body)
+	defer region.Close()
+	ink, ok := inkMask(region)
+	if !ok {
+		return 0, false
+	}
+	defer ink.Close()
+	blobs := components(ink, r, pt(bodyX0, bodyY0))
+	pips, ok := pipsOf(blobs)
+	if !ok {
+		return 0, false
+	}
+	if !laidOut(pips) {
+		return 0, false
+	}
+	return len(pips), true
+}
+
+// inkMask returns the pixels of bgr darker than the paper, in the
+// darkest of the three colours (black and red ink both): Otsu's
+// threshold, where ink and paper differ by minContrast at least.
+func inkMask(bgr gocv.Mat) (gocv.Mat, bool) {
+	dark := gocv.NewMat()
+	defer dark.Close()
+	ch := gocv.Split(bgr)
+	gocv.Min(ch[0], ch[1], &dark)
+	gocv.Min(dark, ch[2], &dark)
+	for _, c := range ch {
+		c.Close()
+	}
+	ink := gocv.NewMat()
+	gocv.Threshold(dark, &ink, 0, 255, gocv.ThresholdBinaryInv|gocv.ThresholdOtsu)
+	paper := gocv.NewMat()
+	defer paper.Close()
+	gocv.BitwiseNot(ink, &paper)
+	inkMean, paperMean := dark.MeanWithMask(ink), dark.MeanWithMask(paper)
+	if gocv.CountNonZero(ink) == 0 || gocv.CountNonZero(paper) == 0 ||
+		paperMean.Val1-inkMean.Val1 < minContrast {
+		ink.Close()
+		return gocv.Mat{}, false
+	}
+	return ink, true
+}
+
+// blob is a connected piece of ink: its area in mm², its centroid in mm
+// on the face, and the larger side of its bounding box in mm.
+type blob struct {
+	area, extent float64
+	at           point
+}
+
+// components returns the pieces of ink in mask no smaller than
+// minBlobMM2, placed on the face (mask's top-left corner lies at origin,
+// in mm).
+func components(mask gocv.Mat, r float64, origin point) []blob {
+	labels, stats, centroids := gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	defer labels.Close()
+	defer stats.Close()
+	defer centroids.Close()
+	n := gocv.ConnectedComponentsWithStats(mask, &labels, &stats, &centroids)
+	var out []blob
+	for i := 1; i < n; i++ {
+		a := float64(stats.GetIntAt(i, int(gocv.CC_STAT_AREA))) / (r * r)
+		if a < minBlobMM2 {
+			continue
+		}
+		c := pt(centroids.GetDoubleAt(i, 0)/r, centroids.GetDoubleAt(i, 1)/r)
+		ext := float64(max(stats.GetIntAt(i, int(gocv.CC_STAT_WIDTH)), stats.GetIntAt(i, int(gocv.CC_STAT_HEIGHT)))) / r
+		out = append(out, blob{area: a, extent: ext, at: origin.add(c)})
+	}
+	return out
+}
+
+// pipsOf returns the blobs that are pips: those near the largest one in
+// size, where the largest is a pip's size, no blob is larger than a pip
+// or lies between pip and print in size, and there are 2 to 10.
+func pipsOf(blobs []blob) ([]point, bool) {
+	largest := 0.0
+	for _, b := range blobs {
+		if b.extent > maxInkMM {
+			return nil, false
+		}
+		largest = math.Max(largest, b.area)
+	}
+	if largest < minPipMM2 || largest > maxPipMM2 {
+		return nil, false
+	}
+	var pips []point
+	for _, b := range blobs {
+		switch {
+		case b.area >= pipShare*largest:
+			pips = append(pips, b.at)
+		case b.area >= doubtShare*largest:
+			return nil, false
+		}
+	}
+	return pips, len(pips) >= 2 && len(pips) <= 10
+}
+
+// laidOut reports whether pips lie as a number card's do: each pip's
+// mirror image across the layout's vertical middle is a pip, and so is
+// its image under a half turn about the layout's centre, but for one pip
+// on the middle line of a seven. The centre is the middle of the pips'
+// bounding box, which a seven's odd pip does not move.
+func laidOut(pips []point) bool {
+	lo, hi := pips[0], pips[0]
+	for _, p := range pips {
+		lo = pt(math.Min(lo.x, p.x), math.Min(lo.y, p.y))
+		hi = pt(math.Max(hi.x, p.x), math.Max(hi.y, p.y))
+	}
+	c := pt((lo.x+hi.x)/2, (lo.y+hi.y)/2)
+	if math.Abs(c.x-cardW/2) > 2*twinMM || math.Abs(c.y-cardH/2) > 2*twinMM {
+		return false
+	}
+	odd := 0
+	for _, p := range pips {
+		if !near(pips, pt(2*c.x-p.x, p.y)) {
+			return false
+		}
+		if !near(pips, pt(2*c.x-p.x, 2*c.y-p.y)) {
+			if len(pips) != 7 || math.Abs(p.x-c.x) > twinMM {
+				return false
+			}
+			odd++
+		}
+	}
+	return odd <= 1
+}
+
+// near reports whether some pip lies within twinMM of q.
+func near(pips []point, q point) bool {
+	for _, p := range pips {
+		if math.Hypot(p.x-q.x, p.y-q.y) <= twinMM {
+			return true
+		}
+	}
+	return false
+}
+
+// point is a place on the face, in mm from its top-left corner.
+type point struct{ x, y float64 }
+
+func pt(x, y float64) point       { return point{x, y} }
+func (p point) add(q point) point { return point{p.x + q.x, p.y + q.y} }
