@@ -258,3 +258,35 @@ func TestLearnTakesAMisreadCardAsLaid(t *testing.T) {
 		})
 	}
 }
+
+// blind reads no card anywhere: a deck whose index design the model
+// cannot read at all.
+type blind struct{}
+
+func (blind) Classify(crops []gocv.Mat) ([]classify.Result, error) {
+	return make([]classify.Result, len(crops)), nil
+}
+
+// TestLearnCountsPips: where the model reads nothing, two number cards
+// swapped are still refused by their pips, and a deck laid out right is
+// learned: no design the monitor is built on counts a wrong rank.
+func TestLearnCountsPips(t *testing.T) {
+	art := newArt(t)
+	_, _, err := learn(t, still(t, art, "anglo", 5, swap("5H", "6H")), blind{})
+	want := []string{
+		"row 2 (hearts) position 5: 5H out of place: its face shows 6 pips",
+		"row 2 (hearts) position 6: 6H out of place: its face shows 5 pips",
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("Learn with 5H and 6H swapped = %v, want %q", err, want)
+	}
+	decks := []string{"anglo", "bellot", "tango", "neoclassical", "proc:10", "proc:17", "proc:24"}
+	if testing.Short() {
+		decks = decks[:2]
+	}
+	for i, deck := range decks {
+		if _, _, err := learn(t, still(t, art, deck, uint64(11+i), nil), blind{}); err != nil {
+			t.Errorf("%s laid out right: Learn = %v", deck, err)
+		}
+	}
+}

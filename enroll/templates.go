@@ -18,7 +18,7 @@ import (
 var cornerNames = [2]string{"top-left", "bottom-right"}
 
 // learnTemplates cuts both index corners of every card in its place,
-// checks each with the model and for ink, and returns the deck.
+// checks each with the model, its pips and for ink, and returns the deck.
 func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, slots [][13]*laid, opts Options) (*classify.Deck, error) {
 	cropper := classify.NewCropper()
 	defer cropper.Close()
@@ -67,6 +67,15 @@ func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, 
 					other.Card, other.Confidence, other.Card)
 				opts.Note(note.Error())
 			}
+		}
+		why, err := pipsOutOfPlace(frame, cal, *slots[r][k], dc.Card)
+		if err != nil {
+			return nil, fmt.Errorf("enroll: %v: %w", dc.Card, err)
+		}
+		if why != "" {
+			p.What = why
+			problems = append(problems, p)
+			continue
 		}
 		for corner := range 2 {
 			t, ok := template(crops[2*i+corner])
