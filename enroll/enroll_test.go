@@ -290,3 +290,24 @@ func TestLearnCountsPips(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnFindsTheIndexInk: an index corner whose crop shows a strip
+// of felt along its top edge (the card lies a millimetre off its fitted
+// place: anglo_modern's 4H and 8H, simplistic's 4D) or whose rank is a
+// pale hairline with gaps (proc:3's red cards) still has its ink found.
+func TestLearnFindsTheIndexInk(t *testing.T) {
+	art := newArt(t)
+	for _, tc := range []struct {
+		deck string
+		seed uint64
+	}{{"anglo_modern", 4103}, {"simplistic", 4113}, {"proc:3", 4123}} {
+		d, _, err := learn(t, still(t, art, tc.deck, tc.seed, nil), blind{})
+		if err != nil {
+			t.Errorf("%s seed %d: Learn = %v", tc.deck, tc.seed, err)
+			continue
+		}
+		if len(d.Cards) != 52 {
+			t.Errorf("%s seed %d: %d cards enrolled, want 52", tc.deck, tc.seed, len(d.Cards))
+		}
+	}
+}

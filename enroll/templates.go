@@ -246,7 +246,22 @@ func indexBox(ink func(x, y int) bool) (image.Rectangle, int) {
 		}
 		if x1-x0 >= minIndexPx {
 			x1 = min(x1, x0+maxIndexPx)
-			y0, y1 := span(edgePx, indexRows, rowGapPx, func(y int) bool { return count(x0, x1, y, y+1) > 0 })
+			has := func(y int) bool { return count(x0, x1, y, y+1) > 0 }
+			y0, y1 := span(edgePx, indexRows, rowGapPx, has)
+			// Too little ink for an index: a hairline rank, broken by
+			// gaps, whose suit pip lies in the rows of ink below; or a
+			// strip of felt along the top edge, where the card lies a
+			// millimetre off its fitted place, above the index.
+			for count(x0, x1, y0, y1) < minInkPx {
+				a, b := span(y1, indexRows, rowGapPx, has)
+				if a >= indexRows {
+					break
+				}
+				if y0 <= edgePx && y1-y0 < minIndexPx {
+					y0 = a
+				}
+				y1 = b
+			}
 			return image.Rect(x0, y0, x1, y1), count(x0, x1, y0, y1)
 		}
 		from = x1
