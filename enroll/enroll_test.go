@@ -311,3 +311,16 @@ func TestLearnFindsTheIndexInk(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnTouchingCourtCards: anglo's Q♣ and K♣ touch (seed 4101), and
+// what is not felt joins them into one blob, to which a third card was
+// fitted between the two; it is no card.
+func TestLearnTouchingCourtCards(t *testing.T) {
+	d, _, err := learn(t, still(t, newArt(t), "anglo", 4101, nil), blind{})
+	if err != nil {
+		t.Fatalf("Learn = %v", err)
+	}
+	if len(d.Cards) != 52 {
+		t.Errorf("%d cards enrolled, want 52", len(d.Cards))
+	}
+}

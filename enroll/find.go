@@ -67,8 +67,13 @@ func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd 
 	onPaper := func(l laid) bool { return paperShare(paper, cal, l) >= minPaper }
 	cards, odd = blobs(paper, cal, px, onPaper)
 	more, _ := blobs(notFelt, cal, px, onPaper)
+	// Cards laid for enrolment do not overlap, so no two centres lie
+	// nearer than a card's width, give or take a little placing. A card
+	// fitted to what is not felt nearer than that to a card of paper is
+	// two cards that touch, their pictures joining (two court cards), not
+	// a third card between them.
 	for _, m := range more {
-		if !slices.ContainsFunc(cards, func(c laid) bool { return norm(sub2(c.centre, m.centre)) < cardW/2 }) {
+		if !slices.ContainsFunc(cards, func(c laid) bool { return norm(sub2(c.centre, m.centre)) < 0.9*cardW }) {
 			cards = append(cards, m)
 		}
 	}
