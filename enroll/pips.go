@@ -29,11 +29,11 @@ func pipsOutOfPlace(frame gocv.Mat, cal *calibration.Calibration, c laid, want c
 	if err := cutFace(frame, cal, c, &face); err != nil {
 		return "", err
 	}
-	n, ok := pips.Count(face, facePxPerMM)
-	if !ok || n == int(want.Rank) {
+	f, ok := pips.Read(face, facePxPerMM)
+	if !ok || f.Pips == int(want.Rank) {
 		return "", nil
 	}
-	return fmt.Sprintf("out of place: its face shows %d pips", n), nil
+	return fmt.Sprintf("out of place: its face shows %d pips", f.Pips), nil
 }
 
 // cutFace cuts the face of the card laid at c out of frame into dst,

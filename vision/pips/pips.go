@@ -5,7 +5,7 @@
 // two or three columns, symmetric left to right and, but for the seven's
 // odd pip, under a half turn.
 //
-// Count looks only at the middle of the face, clear of indices in any
+// Read looks only at the middle of the face, clear of indices in any
 // corner, and answers only when what it sees is such a layout; a court
 // card's picture, an ace's single pip, a face with ornaments among its
 // pips or a face partly covered give no count rather than a wrong one.
@@ -55,35 +55,54 @@ const (
 	minContrast = 40.0
 )
 
-// Count returns how many pips face shows, 2 to 10, and whether it shows
-// a number card's layout at all. face is the card's whole face, BGR, its
+// Face is what a number card's face shows of its pips.
+type Face struct {
+	// Pips is how many: 2 to 10.
+	Pips int
+	// Ink is the pips' colour, blue, green and red, each a share of the
+	// paper's around them, so that the light's colour and strength
+	// cancel: about equal shares for black pips, a red share well above
+	// the others for red ones.
+	Ink [3]float64
+}
+
+// Read returns what face shows of its pips, and whether it shows a
+// number card's layout at all. face is the card's whole face, BGR, its
 // long edges along the Mat's columns (either end up), at pxPerMM pixels
 // a millimetre: cardW × cardH mm.
-func Count(face gocv.Mat, pxPerMM float64) (int, bool) {
+func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	if face.Empty() || face.Channels() != 3 || pxPerMM <= 0 {
-		return 0, false
+		return Face{}, false
 	}
 	r := pxPerMM
 	body := image.Rect(int(bodyX0*r), int(bodyY0*r), int(math.Ceil(bodyX1*r)), int(math.Ceil(bodyY1*r)))
 	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
-		return 0, false
+		return Face{}, false
 	}
 	region := face.Region(body)
 	defer region.Close()
 	ink, ok := inkMask(region)
 	if !ok {
-		return 0, false
+		return Face{}, false
 	}
 	defer ink.Close()
 	blobs := components(ink, r, pt(bodyX0, bodyY0))
 	pips, ok := pipsOf(blobs)
-	if !ok {
-		return 0, false
+	if !ok || !laidOut(pips) {
+		return Face{}, false
 	}
-	if !laidOut(pips) {
-		return 0, false
-	}
-	return len(pips), true
+	return Face{Pips: len(pips), Ink: inkColour(region, ink)}, true
+}
+
+// inkColour returns the mean colour of the ink in bgr, channel by
+// channel a share of the paper's mean.
+func inkColour(bgr, ink gocv.Mat) [3]float64 {
+	paper := gocv.NewMat()
+	defer paper.Close()
+	gocv.BitwiseNot(ink, &paper)
+	i, p := bgr.MeanWithMask(ink), bgr.MeanWithMask(paper)
+	share := func(a, b float64) float64 { return a / math.Max(b, 1) }
+	return [3]float64{share(i.Val1, p.Val1), share(i.Val2, p.Val2), share(i.Val3, p.Val3)}
 }
 
 // inkMask returns the pixels of bgr darker than the paper, in the
