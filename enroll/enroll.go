@@ -28,8 +28,9 @@
 // ink (classify.Deck). Enrolment refuses the picture, naming the
 // card, when a card is missing, when the general model confidently reads
 // another card in its place (out of place, or two cards swapped), when a
-// number card's pips count another rank than its place's (vision/pips:
-// two number cards swapped, in a design the model cannot read), or when
+// number card's pips count another rank than its place's or are not the
+// colour of its row's (vision/pips: two number cards swapped, in a
+// design the model cannot read), or when
 // an index corner shows no ink (a blank or covered card):
 //
 //	row 2 (hearts) position 5: 5H missing

@@ -268,17 +268,45 @@ func (blind) Classify(crops []gocv.Mat) ([]classify.Result, error) {
 }
 
 // TestLearnCountsPips: where the model reads nothing, two number cards
-// swapped are still refused by their pips, and a deck laid out right is
-// learned: no design the monitor is built on counts a wrong rank.
+// swapped are still refused by their pips, by their count or by their
+// colour against the rest of their row, and a deck laid out right is
+// learned: no design the monitor is built on counts a wrong rank or
+// colours a card unlike its row.
 func TestLearnCountsPips(t *testing.T) {
 	art := newArt(t)
-	_, _, err := learn(t, still(t, art, "anglo", 5, swap("5H", "6H")), blind{})
-	want := []string{
-		"row 2 (hearts) position 5: 5H out of place: its face shows 6 pips",
-		"row 2 (hearts) position 6: 6H out of place: its face shows 5 pips",
-	}
-	if err == nil || err.Error() != strings.Join(want, "\n") {
-		t.Errorf("Learn with 5H and 6H swapped = %v, want %q", err, want)
+	for _, tc := range []struct {
+		deck, a, b string
+		want       []string // each problem's start, in order
+	}{
+		{"anglo", "5H", "6H", []string{
+			"row 2 (hearts) position 5: 5H out of place: its face shows 6 pips",
+			"row 2 (hearts) position 6: 6H out of place: its face shows 5 pips"}},
+		{"anglo", "5H", "5S", []string{
+			"row 1 (spades) position 5: 5S out of place: its pips are the colour of row ",
+			"row 2 (hearts) position 5: 5H out of place: its pips are the colour of row "}},
+		{"anglo", "8D", "8C", []string{
+			"row 3 (diamonds) position 8: 8D out of place: its pips are the colour of row ",
+			"row 4 (clubs) position 8: 8C out of place: its pips are the colour of row "}},
+		// A four-colour deck: hearts and diamonds differ.
+		{"proc:8", "4H", "4D", []string{
+			"row 2 (hearts) position 4: 4H out of place: its pips are the colour of row 3's (diamonds)",
+			"row 3 (diamonds) position 4: 4D out of place: its pips are the colour of row 2's (hearts)"}},
+	} {
+		_, _, err := learn(t, still(t, art, tc.deck, 5, swap(tc.a, tc.b)), blind{})
+		if err == nil {
+			t.Errorf("%s with %s and %s swapped = nil error, want %q…", tc.deck, tc.a, tc.b, tc.want)
+			continue
+		}
+		lines := strings.Split(err.Error(), "\n")
+		if len(lines) != len(tc.want) {
+			t.Errorf("%s with %s and %s swapped = %q, want %d problems", tc.deck, tc.a, tc.b, err, len(tc.want))
+			continue
+		}
+		for i := range lines {
+			if !strings.HasPrefix(lines[i], tc.want[i]) {
+				t.Errorf("%s with %s and %s swapped: problem %d = %q, want %q…", tc.deck, tc.a, tc.b, i, lines[i], tc.want[i])
+			}
+		}
 	}
 	decks := []string{"anglo", "bellot", "tango", "neoclassical", "proc:10", "proc:17", "proc:24"}
 	if testing.Short() {

@@ -46,6 +46,10 @@ func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, 
 	if err != nil {
 		return nil, fmt.Errorf("enroll: the model: %w", err)
 	}
+	laidPips, err := readPips(frame, cal, slots)
+	if err != nil {
+		return nil, err
+	}
 	deck := &classify.Deck{
 		Format: classify.DeckFormat, Created: opts.Now.UTC().Format(time.RFC3339), Source: opts.Source, PxPerMM: px,
 		Crop: classify.DeckCrop{Cols: classify.CropCols, Rows: classify.CropRows, WidthMM: classify.CropWidthMM, HeightMM: classify.CropHeightMM},
@@ -68,11 +72,7 @@ func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, 
 				opts.Note(note.Error())
 			}
 		}
-		why, err := pipsOutOfPlace(frame, cal, *slots[r][k], dc.Card)
-		if err != nil {
-			return nil, fmt.Errorf("enroll: %v: %w", dc.Card, err)
-		}
-		if why != "" {
+		if why := laidPips.outOfPlace(i); why != "" {
 			p.What = why
 			problems = append(problems, p)
 			continue
