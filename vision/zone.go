@@ -300,6 +300,9 @@ func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) er
 		}
 	}
 	z.obs = d.observe(z.reads, z.shapes, func(p calibration.Point) bool { return d.onPaper(z, p) })
+	if d.opts.CountPips {
+		d.checkPips(frame, z)
+	}
 	return nil
 }
 

@@ -144,6 +144,10 @@ type VisionConfig struct {
 	// careful model's hidden layers (classify.Embedder), exported beside
 	// it. Read only with a deck; a relative path is found as Model's.
 	FeaturesModel string `mapstructure:"features_model"`
+	// CountPips: a card that lies whole is read by its pips as well, and
+	// where they count another rank than its index reads, the count
+	// stands, for review (vision.Options.CountPips).
+	CountPips bool `mapstructure:"count_pips"`
 }
 
 // TableConfig is the table's game and dealing rules.
@@ -565,9 +569,11 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 	if err != nil {
 		return pipeline.Config{}, err
 	}
+	opts := vision.DefaultOptions()
+	opts.CountPips = c.Vision.CountPips
 	return pipeline.Config{
 		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, Deck: c.Vision.Deck, FeaturesModel: c.Vision.FeaturesModel,
-		FPS: fps, Rules: c.Rules(), Meter: meter,
+		Vision: opts, FPS: fps, Rules: c.Rules(), Meter: meter,
 		Reconcile: alerts.Config{
 			Table: c.Table.ID, Rules: c.Rules(), Tables: c.PayTables(),
 			MinConfidence: c.Vision.MinConfidence,
