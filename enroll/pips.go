@@ -2,8 +2,6 @@ package enroll
 
 import (
 	"fmt"
-	"image"
-	"image/color"
 	"math"
 	"slices"
 
@@ -41,15 +39,13 @@ type laidPips struct {
 }
 
 // readPips reads the pips of every laid card.
-func readPips(frame gocv.Mat, cal *calibration.Calibration, slots [][13]*laid) (*laidPips, error) {
+func readPips(frame gocv.Mat, cal *calibration.Calibration, slots [][13]*laid) *laidPips {
 	lp := &laidPips{}
 	face := gocv.NewMat()
 	defer face.Close()
 	for r := range slots {
 		for k, c := range slots[r] {
-			if err := cutFace(frame, cal, *c, &face); err != nil {
-				return nil, fmt.Errorf("enroll: %v: %w", SlotCard(r, k), err)
-			}
+			pips.CutFace(frame, faceCorners(cal, *c), facePxPerMM, &face)
 			i := r*13 + k
 			lp.faces[i], lp.read[i] = pips.Read(face, facePxPerMM)
 		}
@@ -72,7 +68,7 @@ func readPips(frame gocv.Mat, cal *calibration.Calibration, slots [][13]*laid) (
 		}
 		lp.rowKnown[r] = true
 	}
-	return lp, nil
+	return lp
 }
 
 // outOfPlace returns why the card laid in place i is not the place's
@@ -108,26 +104,15 @@ func inkDistance(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
 
-// cutFace cuts the face of the card laid at c out of frame into dst,
-// upright as its top-left corner (cornerFrame's corner 0) has it, at
-// facePxPerMM: cardW × cardH mm.
-func cutFace(frame gocv.Mat, cal *calibration.Calibration, c laid, dst *gocv.Mat) error {
-	f := cornerFrame(cal, c, 0)
-	if err := f.Validate(); err != nil {
-		return err
+// faceCorners returns the corners of the card laid at c in frame's
+// pixels, clockwise from the top-left one as cornerFrame's corner 0 has
+// it (pips.CutFace).
+func faceCorners(cal *calibration.Calibration, c laid) [4]calibration.Point {
+	var out [4]calibration.Point
+	for i, k := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+		p := calibration.Point{X: c.centre.X + k[0]*c.u.X*cardW/2 + k[1]*c.v.X*cardH/2, Y: c.centre.Y + k[0]*c.u.Y*cardW/2 + k[1]*c.v.Y*cardH/2}
+		x, y := cal.ToImage(p)
+		out[i] = calibration.Point{X: x, Y: y}
 	}
-	m := gocv.NewMatWithSize(2, 3, gocv.MatTypeCV64F)
-	defer m.Close()
-	// With WarpInverseMap the matrix maps a face pixel, centre
-	// convention, to the frame: face pixel x covers x/r to (x+1)/r mm.
-	s := 1 / facePxPerMM
-	m.SetDoubleAt(0, 0, f.U.X*s)
-	m.SetDoubleAt(0, 1, f.V.X*s)
-	m.SetDoubleAt(0, 2, f.Origin.X+0.5*s*(f.U.X+f.V.X))
-	m.SetDoubleAt(1, 0, f.U.Y*s)
-	m.SetDoubleAt(1, 1, f.V.Y*s)
-	m.SetDoubleAt(1, 2, f.Origin.Y+0.5*s*(f.U.Y+f.V.Y))
-	size := image.Pt(int(math.Round(cardW*facePxPerMM)), int(math.Round(cardH*facePxPerMM)))
-	gocv.WarpAffineWithParams(frame, dst, m, size, gocv.InterpolationLinear|gocv.WarpInverseMap, gocv.BorderReplicate, color.RGBA{})
-	return nil
+	return out
 }

@@ -46,10 +46,7 @@ func learnTemplates(frame gocv.Mat, cal *calibration.Calibration, model Reader, 
 	if err != nil {
 		return nil, fmt.Errorf("enroll: the model: %w", err)
 	}
-	laidPips, err := readPips(frame, cal, slots)
-	if err != nil {
-		return nil, err
-	}
+	laidPips := readPips(frame, cal, slots)
 	deck := &classify.Deck{
 		Format: classify.DeckFormat, Created: opts.Now.UTC().Format(time.RFC3339), Source: opts.Source, PxPerMM: px,
 		Crop: classify.DeckCrop{Cols: classify.CropCols, Rows: classify.CropRows, WidthMM: classify.CropWidthMM, HeightMM: classify.CropHeightMM},

@@ -1,13 +1,10 @@
 package vision
 
 import (
-	"image"
-	"image/color"
 	"math"
 
 	"gocv.io/x/gocv"
 
-	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/vision/pips"
 )
@@ -40,7 +37,7 @@ func (d *Detector) checkPips(frame gocv.Mat, z *zone) {
 		if o.FaceDown || !o.Card.Valid() || o.Clipped || !shownWhole(*o, z.shapes) {
 			continue
 		}
-		cutFace(frame, o.ImageQuad, &face)
+		pips.CutFace(frame, o.ImageQuad, pipsPxPerMM, &face)
 		f, ok := pips.Read(face, pipsPxPerMM)
 		if !ok || f.Pips == int(o.Card.Rank) {
 			continue
@@ -61,24 +58,4 @@ func shownWhole(o Observation, shapes []cardShape) bool {
 		}
 	}
 	return false
-}
-
-// cutFace cuts the face whose corners in the picture are quad (as
-// Observation.ImageQuad has them) into dst, at pipsPxPerMM.
-func cutFace(frame gocv.Mat, quad [4]calibration.Point, dst *gocv.Mat) {
-	w, h := cardW*pipsPxPerMM, cardH*pipsPxPerMM
-	src := gocv.NewPoint2fVectorFromPoints([]gocv.Point2f{
-		{X: 0, Y: 0}, {X: float32(w), Y: 0}, {X: float32(w), Y: float32(h)}, {X: 0, Y: float32(h)},
-	})
-	defer src.Close()
-	var q []gocv.Point2f
-	for _, p := range quad {
-		q = append(q, gocv.Point2f{X: float32(p.X), Y: float32(p.Y)})
-	}
-	dstPts := gocv.NewPoint2fVectorFromPoints(q)
-	defer dstPts.Close()
-	m := gocv.GetPerspectiveTransform2f(src, dstPts)
-	defer m.Close()
-	gocv.WarpPerspectiveWithParams(frame, dst, m, image.Pt(int(math.Round(w)), int(math.Round(h))),
-		gocv.InterpolationLinear|gocv.WarpInverseMap, gocv.BorderReplicate, color.RGBA{})
 }

@@ -13,15 +13,19 @@ package pips
 
 import (
 	"image"
+	"image/color"
 	"math"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
+	"bjmonitor/cards"
 )
 
 // A card's face, in mm.
 const (
-	cardW = 63.0
-	cardH = 88.0
+	cardW = cards.Width
+	cardH = cards.Length
 )
 
 // The middle of the face where pips lie (mm from the face's top-left
@@ -231,3 +235,25 @@ type point struct{ x, y float64 }
 
 func pt(x, y float64) point       { return point{x, y} }
 func (p point) add(q point) point { return point{p.x + q.x, p.y + q.y} }
+
+// CutFace cuts a card's face out of frame into dst at pxPerMM, for Read:
+// corners are the face's corners in frame's pixels, clockwise from its
+// top-left one (as vision.Observation.ImageQuad has them). The map is a
+// perspective one, so a card seen at a slant comes out square.
+func CutFace(frame gocv.Mat, corners [4]calibration.Point, pxPerMM float64, dst *gocv.Mat) {
+	w, h := cardW*pxPerMM, cardH*pxPerMM
+	face := gocv.NewPoint2fVectorFromPoints([]gocv.Point2f{
+		{X: 0, Y: 0}, {X: float32(w), Y: 0}, {X: float32(w), Y: float32(h)}, {X: 0, Y: float32(h)},
+	})
+	defer face.Close()
+	var q []gocv.Point2f
+	for _, p := range corners {
+		q = append(q, gocv.Point2f{X: float32(p.X), Y: float32(p.Y)})
+	}
+	pic := gocv.NewPoint2fVectorFromPoints(q)
+	defer pic.Close()
+	m := gocv.GetPerspectiveTransform2f(face, pic)
+	defer m.Close()
+	gocv.WarpPerspectiveWithParams(frame, dst, m, image.Pt(int(math.Round(w)), int(math.Round(h))),
+		gocv.InterpolationLinear|gocv.WarpInverseMap, gocv.BorderReplicate, color.RGBA{})
+}
