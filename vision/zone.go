@@ -79,6 +79,9 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	at, frames, near := d.placeCorners(z, corners)
 	d.cutCrops(frame, z, at, frames, near)
 	z.shapes = d.cardShapes(z)
+	if d.opts.CountPips {
+		d.readShapePips(frame, z)
+	}
 }
 
 // paperMask leaves in z.mask the zone's card paper, specks dropped.
@@ -301,7 +304,7 @@ func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) er
 	}
 	z.obs = d.observe(z.reads, z.shapes, func(p calibration.Point) bool { return d.onPaper(z, p) })
 	if d.opts.CountPips {
-		d.checkPips(frame, z)
+		d.checkPips(z)
 	}
 	return nil
 }
