@@ -110,8 +110,7 @@ func inkDistance(a, b [3]float64) float64 {
 func faceCorners(cal *calibration.Calibration, c laid) [4]calibration.Point {
 	var out [4]calibration.Point
 	for i, k := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
-		p := calibration.Point{X: c.centre.X + k[0]*c.u.X*cardW/2 + k[1]*c.v.X*cardH/2, Y: c.centre.Y + k[0]*c.u.Y*cardW/2 + k[1]*c.v.Y*cardH/2}
-		x, y := cal.ToImage(p)
+		x, y := cal.ToImage(c.centre.Add(c.u.Scale(k[0] * cardW / 2)).Add(c.v.Scale(k[1] * cardH / 2)))
 		out[i] = calibration.Point{X: x, Y: y}
 	}
 	return out

@@ -26,22 +26,7 @@ func TestClippedCard(t *testing.T) {
 		for _, q := range st.sc.ImageQuad(pc) {
 			reaches = reaches || q.X < 0 || q.Y < 0 || q.X > float32(size.X-1) || q.Y > float32(size.Y-1)
 		}
-		det, err := vision.NewDetector(st.cal, clf, vision.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.sc.SetCards([]scene.PlacedCard{pc}); err != nil {
-			t.Fatal(err)
-		}
-		st.sc.SetOccluders(nil)
-		if err := st.sc.Render(&st.frame, 0); err != nil {
-			t.Fatal(err)
-		}
-		got, err := det.Detect(st.frame, 0, 0)
-		det.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := st.detectAlone(t, clf, vision.DefaultOptions(), pc)
 		for _, o := range got.Cards {
 			if vision.Dist(o.Center, calibration.Point{X: x, Y: 223}) > 8 {
 				continue

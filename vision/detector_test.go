@@ -107,6 +107,30 @@ func (st *stage) loadBytes(b []byte) error {
 	return nil
 }
 
+// detectAlone renders the stage's table with only the cards placed,
+// nothing over them, and returns what a new detector with reader and
+// opts sees in that one frame.
+func (st *stage) detectAlone(tb testing.TB, reader vision.Reader, opts vision.Options, placed ...scene.PlacedCard) vision.Frame {
+	tb.Helper()
+	det, err := vision.NewDetector(st.cal, reader, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer det.Close()
+	if err := st.sc.SetCards(placed); err != nil {
+		tb.Fatal(err)
+	}
+	st.sc.SetOccluders(nil)
+	if err := st.sc.Render(&st.frame, 0); err != nil {
+		tb.Fatal(err)
+	}
+	got, err := det.Detect(st.frame, 0, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return got
+}
+
 func (st *stage) render(f int) error {
 	var placed []scene.PlacedCard
 	for _, p := range st.s.At(f) {

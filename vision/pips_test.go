@@ -50,22 +50,8 @@ func TestPipsPutTheRankRight(t *testing.T) {
 		for _, deg := range []float64{0, 37, 90, 151} {
 			opts := vision.DefaultOptions()
 			opts.CountPips = true
-			det, err := vision.NewDetector(st.cal, misreader{model: model, from: tc.from, to: tc.to}, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := st.sc.SetCards([]scene.PlacedCard{{Card: tc.card, Pose: scene.Pose{Center: centre, RotDeg: deg}}}); err != nil {
-				t.Fatal(err)
-			}
-			st.sc.SetOccluders(nil)
-			if err := st.sc.Render(&st.frame, 0); err != nil {
-				t.Fatal(err)
-			}
-			got, err := det.Detect(st.frame, 0, 0)
-			det.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := st.detectAlone(t, misreader{model: model, from: tc.from, to: tc.to}, opts,
+				scene.PlacedCard{Card: tc.card, Pose: scene.Pose{Center: centre, RotDeg: deg}})
 			var seen []vision.Observation
 			for _, o := range got.Cards {
 				if vision.Dist(o.Center, calibration.Point{X: centre.X, Y: centre.Y}) < 8 {

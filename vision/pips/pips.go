@@ -85,34 +85,33 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	}
 	region := face.Region(body)
 	defer region.Close()
-	ink, ok := inkMask(region)
+	ink, paper, ok := inkMask(region)
 	if !ok {
 		return Face{}, false
 	}
 	defer ink.Close()
+	defer paper.Close()
 	blobs := components(ink, r, pt(bodyX0, bodyY0))
 	pips, ok := pipsOf(blobs)
 	if !ok || !laidOut(pips) {
 		return Face{}, false
 	}
-	return Face{Pips: len(pips), Ink: inkColour(region, ink)}, true
+	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper)}, true
 }
 
 // inkColour returns the mean colour of the ink in bgr, channel by
-// channel a share of the paper's mean.
-func inkColour(bgr, ink gocv.Mat) [3]float64 {
-	paper := gocv.NewMat()
-	defer paper.Close()
-	gocv.BitwiseNot(ink, &paper)
+// channel a share of the paper's mean (ink and paper: inkMask's masks).
+func inkColour(bgr, ink, paper gocv.Mat) [3]float64 {
 	i, p := bgr.MeanWithMask(ink), bgr.MeanWithMask(paper)
 	share := func(a, b float64) float64 { return a / math.Max(b, 1) }
 	return [3]float64{share(i.Val1, p.Val1), share(i.Val2, p.Val2), share(i.Val3, p.Val3)}
 }
 
 // inkMask returns the pixels of bgr darker than the paper, in the
-// darkest of the three colours (black and red ink both): Otsu's
-// threshold, where ink and paper differ by minContrast at least.
-func inkMask(bgr gocv.Mat) (gocv.Mat, bool) {
+// darkest of the three colours (black and red ink both), and the paper's:
+// Otsu's threshold, where ink and paper differ by minContrast at least.
+// The caller closes both.
+func inkMask(bgr gocv.Mat) (ink, paper gocv.Mat, ok bool) {
 	dark := gocv.NewMat()
 	defer dark.Close()
 	ch := gocv.Split(bgr)
@@ -121,18 +120,17 @@ func inkMask(bgr gocv.Mat) (gocv.Mat, bool) {
 	for _, c := range ch {
 		c.Close()
 	}
-	ink := gocv.NewMat()
+	ink, paper = gocv.NewMat(), gocv.NewMat()
 	gocv.Threshold(dark, &ink, 0, 255, gocv.ThresholdBinaryInv|gocv.ThresholdOtsu)
-	paper := gocv.NewMat()
-	defer paper.Close()
 	gocv.BitwiseNot(ink, &paper)
 	inkMean, paperMean := dark.MeanWithMask(ink), dark.MeanWithMask(paper)
 	if gocv.CountNonZero(ink) == 0 || gocv.CountNonZero(paper) == 0 ||
 		paperMean.Val1-inkMean.Val1 < minContrast {
 		ink.Close()
-		return gocv.Mat{}, false
+		paper.Close()
+		return gocv.Mat{}, gocv.Mat{}, false
 	}
-	return ink, true
+	return ink, paper, true
 }
 
 // blob is a connected piece of ink: its area in mm², its centroid in mm
