@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,9 +96,16 @@ func NewMosquitto(tb testing.TB, extra string) *Mosquitto {
 // URL is the broker's tcp:// address.
 func (b *Mosquitto) URL() string { return fmt.Sprintf("tcp://127.0.0.1:%d", b.Port) }
 
-// Start runs Mosquitto and waits until it accepts connections.
+// Start runs Mosquitto and waits until every listener in its config
+// accepts connections: a client that dials a listener Mosquitto has not
+// opened yet is refused, and a test would take that for the broker's
+// answer.
 func (b *Mosquitto) Start() {
 	b.tb.Helper()
+	ports, err := b.listenerPorts()
+	if err != nil {
+		b.tb.Fatal(err)
+	}
 	cmd := exec.Command(MosquittoBin, "-c", b.conf)
 	cmd.Stdout, cmd.Stderr = b.log, b.log
 	if err := cmd.Start(); err != nil {
@@ -105,15 +113,41 @@ func (b *Mosquitto) Start() {
 	}
 	b.cmd = cmd
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", b.Port), 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
+	for _, port := range ports {
+		for {
+			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				b.tb.Fatalf("mosquitto did not listen on %d within 10 s; log:\n%s", port, b.Log())
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	b.tb.Fatalf("mosquitto did not listen on %d within 10 s; log:\n%s", b.Port, b.Log())
+}
+
+// listenerPorts lists the port of every "listener PORT [ADDRESS]" line in
+// the config.
+func (b *Mosquitto) listenerPorts() ([]int, error) {
+	text, err := os.ReadFile(b.conf)
+	if err != nil {
+		return nil, err
+	}
+	var ports []int
+	for _, line := range strings.Split(string(text), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "listener" {
+			continue
+		}
+		port, err := strconv.Atoi(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: listener port %q: %v", b.conf, f[1], err)
+		}
+		ports = append(ports, port)
+	}
+	return ports, nil
 }
 
 // Log is what Mosquitto has logged so far.
