@@ -11,6 +11,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/testvideos/cardart"
 )
@@ -182,6 +183,39 @@ func TestReadRefuses(t *testing.T) {
 	} {
 		if f, ok := Read(tc.face, tc.r); f.Pips != tc.n || ok != tc.ok {
 			t.Errorf("%s: Read = %d pips, %v; want %d, %v", tc.name, f.Pips, ok, tc.n, tc.ok)
+		}
+	}
+}
+
+// BenchmarkRead: one card cut out of a 1080p frame and its pips counted,
+// at the 2 px/mm the monitor cuts faces at.
+func BenchmarkRead(b *testing.B) {
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		b.Skipf("no card art: %v", err)
+	}
+	defer art.Close()
+	face, err := art.Face("anglo", cards.Card{Rank: 8, Suit: cards.Hearts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const r = 2.0
+	img := camera(b, face, r, rand.New(rand.NewPCG(1, 1)))
+	defer img.Close()
+	frame := gocv.NewMatWithSize(1080, 1920, gocv.MatTypeCV8UC3)
+	defer frame.Close()
+	at := frame.Region(image.Rect(900, 400, 900+img.Cols(), 400+img.Rows()))
+	img.CopyTo(&at)
+	at.Close()
+	w, h := float64(img.Cols()), float64(img.Rows())
+	quad := [4]calibration.Point{{X: 900, Y: 400}, {X: 900 + w, Y: 400}, {X: 900 + w, Y: 400 + h}, {X: 900, Y: 400 + h}}
+	cut := gocv.NewMat()
+	defer cut.Close()
+	b.ResetTimer()
+	for range b.N {
+		CutFace(frame, quad, r, &cut)
+		if f, ok := Read(cut, r); !ok || f.Pips != 8 {
+			b.Fatalf("read %+v %v, want 8 pips", f, ok)
 		}
 	}
 }
