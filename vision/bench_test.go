@@ -20,7 +20,7 @@ import (
 // each frame. Its frames take turns between two rounds' fullest moments
 // (every seat and the dealer holding cards, no hand over them), so no
 // corner looks as it did when last read and every crop goes to the model.
-// "counting pips" is "everything changed" with Options.CountPips.
+// "without pips" is "everything changed" without Options.CountPips.
 // "no model" is "everything changed" with a reader that answers none at
 // once: what the detector's own work costs, which no model can save.
 // "grid only" is the part of that every zone read needs whatever it finds:
@@ -55,14 +55,14 @@ func BenchmarkDetect(b *testing.B) {
 		}
 		full = append(full, st.frame.ToBytes())
 	}
-	for _, mode := range []string{"typical", "everything changed", "counting pips", "no model", "grid only"} {
+	for _, mode := range []string{"typical", "everything changed", "without pips", "no model", "grid only"} {
 		b.Run(mode, func(b *testing.B) {
 			clf := &timedReader{r: model}
 			if mode == "no model" {
 				clf.r = noneReader{}
 			}
 			opts := vision.DefaultOptions()
-			opts.CountPips = mode == "counting pips"
+			opts.CountPips = mode != "without pips"
 			det, err := vision.NewDetector(st.cal, clf, opts)
 			if err != nil {
 				b.Fatal(err)

@@ -5,9 +5,10 @@
 //
 // It spends time only where the picture changed, and only once the change
 // has come to rest: most table video is still felt, and a hand moving
-// over the cards is not worth reading. The recognition model (package vision/classify, files in
-// ../models) runs on OpenCV's DNN module on the CPU. With
-// Options.CountPips, a card that lies whole is read a second way too, by
-// its pips (package vision/pips), which owe nothing to its index's font:
-// where they count another rank, the count stands, for review.
+// over the cards is not worth reading. The recognition model (package
+// vision/classify, files in ../models) runs on OpenCV's DNN module on the
+// CPU. With Options.CountPips (the default), a card that lies whole is
+// read a second way too, by its pips (package vision/pips), which owe
+// nothing to its index's font: where they count another rank, the count
+// stands, for review.
 package vision

@@ -224,7 +224,8 @@ func DefaultConfig() Config {
 	return Config{
 		Table: TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
 		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", FastModel: "models/cardindex/cardindex-fast.onnx", FeaturesModel: "models/cardindex/cardindex-features.onnx",
-			RecheckBelow: classify.DefaultRecheckBelow, MinConfidence: vision.Confident, AnalysisFPS: 12.5},
+			RecheckBelow: classify.DefaultRecheckBelow, MinConfidence: vision.Confident, AnalysisFPS: 12.5,
+			CountPips: vision.DefaultOptions().CountPips},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
 			Blazing7s: Blazing7sConfig{
