@@ -12,6 +12,7 @@ import (
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/vision/classify"
+	"bjmonitor/vision/pips"
 )
 
 // TestIndexJunctions checks the corners offered by ink along a row of
@@ -193,7 +194,7 @@ func checkOneCard(t *testing.T, tests []oneCardCase) {
 	onPaper := func(calibration.Point) bool { return true }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			gs := faceGroups(tc.reads, onPaper)
+			gs := faceGroups(tc.reads, onPaper, nil)
 			if len(gs) != 1 {
 				t.Fatalf("got %d cards, want 1: %+v", len(gs), gs)
 			}
@@ -266,6 +267,54 @@ func TestSettledByDeck(t *testing.T) {
 		}, sevenH, disputedConfidence},
 	}
 	checkOneCard(t, tests)
+}
+
+// TestSettledByPips checks that a card's pips settle which of two ranks
+// its disagreeing corners show: a deck whose second index is printed
+// upright shows it upside down on a card lying the other way round, and
+// the model reads a turned 7 as a 4 as surely as the other corner right.
+// Pips that count neither rank, or a dispute over the suit alone, settle
+// nothing; nor do pips of a card lying elsewhere.
+func TestSettledByPips(t *testing.T) {
+	sevenH, fourD, sevenD := cards.MustParse("7H"), cards.MustParse("4D"), cards.MustParse("7D")
+	top := corner{P: pt(100, 50), U: pt(1, 0), V: pt(0, 1)}
+	bottom := corner{P: pt(163, 138), U: pt(-1, 0), V: pt(0, -1)}
+	here := cardShape{centre: pt(131.5, 94), v: pt(0, 1)}
+	elsewhere := cardShape{centre: pt(231.5, 94), v: pt(0, 1)}
+	counted := func(n int) shapePips { return shapePips{face: pips.Face{Pips: n}, ok: true} }
+	tests := []struct {
+		name     string
+		reads    []read
+		shape    cardShape
+		pips     shapePips
+		want     cards.Card
+		wantConf float64
+	}{
+		{"the pips side with the surer reading", []read{readAt(top, sevenH, 0.97), readAt(bottom, fourD, 0.81)},
+			here, counted(7), sevenH, 0.97},
+		{"the pips side with the less sure reading", []read{readAt(top, sevenH, 0.8), readAt(bottom, fourD, 0.9)},
+			here, counted(7), sevenH, 0.8},
+		{"the pips count neither", []read{readAt(top, sevenH, 0.97), readAt(bottom, fourD, 0.81)},
+			here, counted(8), sevenH, disputedConfidence},
+		{"no count", []read{readAt(top, sevenH, 0.97), readAt(bottom, fourD, 0.81)},
+			here, shapePips{}, sevenH, disputedConfidence},
+		{"the suit in dispute", []read{readAt(top, sevenD, 0.8), readAt(bottom, sevenH, 0.9)},
+			here, counted(7), sevenH, disputedConfidence},
+		{"the pips of a card elsewhere", []read{readAt(top, sevenH, 0.8), readAt(bottom, fourD, 0.9)},
+			elsewhere, counted(7), fourD, disputedConfidence},
+	}
+	onPaper := func(calibration.Point) bool { return true }
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gs := faceGroups(tc.reads, onPaper, pipsWitness([]cardShape{tc.shape}, []shapePips{tc.pips}))
+			if len(gs) != 1 {
+				t.Fatalf("got %d cards, want 1: %+v", len(gs), gs)
+			}
+			if gs[0].card != tc.want || gs[0].conf != tc.wantConf {
+				t.Errorf("got %v at %.2f, want %v at %.2f", gs[0].card, gs[0].conf, tc.want, tc.wantConf)
+			}
+		})
+	}
 }
 
 // TestConfirmGuessed checks the second crop at a guessed corner: only a

@@ -135,7 +135,7 @@ func TestObserveTurnedReading(t *testing.T) {
 			if paper == nil {
 				paper = func(calibration.Point) bool { return true }
 			}
-			got := d.observe(tt.reads, nil, paper)
+			got := d.observe(tt.reads, nil, nil, paper)
 			if len(got) != tt.want {
 				t.Errorf("%d observations, want %d: %+v", len(got), tt.want, got)
 			}
@@ -205,7 +205,7 @@ func TestObserveBorrowedIndex(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, o := range d.observe(tt.reads, nil, func(calibration.Point) bool { return true }) {
+			for _, o := range d.observe(tt.reads, nil, nil, func(calibration.Point) bool { return true }) {
 				got = append(got, o.Card.String())
 			}
 			if !slices.Equal(got, tt.want) {

@@ -63,7 +63,8 @@ func (d *Detector) checkPips(z *zone) {
 		if o.FaceDown || !o.Card.Valid() || o.Clipped {
 			continue
 		}
-		k := shapeAt(*o, z.shapes)
+		a := o.Angle * math.Pi / 180
+		k := shapeAt(o.Center, pt(math.Cos(a), math.Sin(a)), z.shapes)
 		if k < 0 || !z.pips[k].ok || z.pips[k].face.Pips == int(o.Card.Rank) {
 			continue
 		}
@@ -72,14 +73,56 @@ func (d *Detector) checkPips(z *zone) {
 	}
 }
 
-// shapeAt returns the index of the shape of shapes that lies where o
-// does, turned the same way (a card whose outline or both index corners
+// pipsWitness returns what the pips of the card shape at a face say of
+// its rank: the count of the shape of shapes that lies there (counted,
+// one for each shape, readShapePips), where its pips were counted. It
+// returns nil where no pips were counted.
+func pipsWitness(shapes []cardShape, counted []shapePips) func(face) (cards.Rank, bool) {
+	if len(counted) == 0 || len(counted) != len(shapes) {
+		return nil
+	}
+	return func(f face) (cards.Rank, bool) {
+		k := shapeAt(f.centre, f.v, shapes)
+		if k < 0 || !counted[k].ok {
+			return 0, false
+		}
+		return cards.Rank(counted[k].face.Pips), true
+	}
+}
+
+// settleByPips empties each group that lies where a group of another
+// rank does, when the pips of the card there count the other group's
+// rank: the pips settle which of the two cards lies there, whichever the
+// model read surer, and the card they side with stands at its own
+// confidence, not in dispute (dropSamePlace). A deck that prints its
+// second index upright (not turned half round) shows it upside down on
+// a card lying the other way round, and the model reads a turned 6 as
+// a 9, or a 7 as a 4, as surely as the other corner right; the pips owe
+// nothing to the index. Where both groups are of the rank counted (a
+// suit in dispute) or neither is, the pips settle nothing.
+func settleByPips(faces []*faceGroup, pips func(face) (cards.Rank, bool)) {
+	if pips == nil {
+		return
+	}
+	for _, g := range faces {
+		for _, h := range faces {
+			if g == h || !g.kept() || !h.kept() || g.card.Rank == h.card.Rank || g.centre.Sub(h.centre).Len() >= sameCardMM {
+				continue
+			}
+			if n, ok := pips(g.face); ok && n == g.card.Rank {
+				h.at = nil
+			}
+		}
+	}
+}
+
+// shapeAt returns the index of the shape of shapes that lies at centre,
+// its long axis along v (a card whose outline or both index corners
 // show), or -1.
-func shapeAt(o Observation, shapes []cardShape) int {
-	a := o.Angle * math.Pi / 180
-	v := pt(math.Cos(a), math.Sin(a))
+func shapeAt(centre, v calibration.Point, shapes []cardShape) int {
+	v = v.Unit()
 	for k, s := range shapes {
-		if Dist(s.centre, o.Center) <= cornerNearMM && math.Abs(dot(s.v.Unit(), v)) >= -oppositeCos {
+		if Dist(s.centre, centre) <= cornerNearMM && math.Abs(dot(s.v.Unit(), v)) >= -oppositeCos {
 			return k
 		}
 	}

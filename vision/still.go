@@ -357,7 +357,7 @@ func (d *Detector) pairedCards() int {
 	n := 0
 	for _, z := range d.lastRead {
 		onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
-		for _, g := range faceGroups(z.reads, onPaper) {
+		for _, g := range faceGroups(z.reads, onPaper, pipsWitness(z.shapes, z.pips)) {
 			if len(g.at) >= 2 && g.conf >= Confident {
 				n++
 			}

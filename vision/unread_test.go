@@ -76,7 +76,7 @@ func TestObserveUnreadCard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reads := append([]read{{res: tt.tl, at: topLeftAt}, {res: tt.br, at: bottomRightAt}}, tt.extra...)
-			got := d.observe(reads, tt.shapes, func(calibration.Point) bool { return true })
+			got := d.observe(reads, tt.shapes, nil, func(calibration.Point) bool { return true })
 			if len(got) != tt.wantN {
 				t.Fatalf("%d observations, want %d: %+v", len(got), tt.wantN, got)
 			}

@@ -302,7 +302,7 @@ func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) er
 			z.cache = append(z.cache, cachedRead{at: rd.at, crop: z.batch[i].Clone(), res: rd.res, confirmed: rd.confirmed})
 		}
 	}
-	z.obs = d.observe(z.reads, z.shapes, func(p calibration.Point) bool { return d.onPaper(z, p) })
+	z.obs = d.observe(z.reads, z.shapes, z.pips, func(p calibration.Point) bool { return d.onPaper(z, p) })
 	if d.opts.CountPips {
 		d.checkPips(z)
 	}
@@ -534,11 +534,12 @@ func (d *Detector) frameAt(c corner) classify.Frame {
 // card agree on where its centre is, and so do the corners of a back. A
 // card the outline shows (shapes) that no reading names is there all
 // the same, unread: what the model sees of it below Unreadable says
-// nothing of it.
-func (d *Detector) observe(reads []read, shapes []cardShape, onPaper func(calibration.Point) bool) []Observation {
+// nothing of it. counted holds what each shape's pips say (one for each
+// of shapes, or none).
+func (d *Detector) observe(reads []read, shapes []cardShape, counted []shapePips, onPaper func(calibration.Point) bool) []Observation {
 	unread := unreadShapes(reads, shapes)
 	var out []Observation
-	for _, g := range faceGroups(reads, onPaper) {
+	for _, g := range faceGroups(reads, onPaper, pipsWitness(shapes, counted)) {
 		if g.conf < Unreadable && nearShape(g.centre, unread) {
 			continue
 		}
@@ -585,10 +586,13 @@ func (g *faceGroup) looksLike(a, b cards.Card) bool {
 func (g *faceGroup) kept() bool { return len(g.at) > 0 }
 
 // faceGroups returns the card faces the index readings show, each once.
-func faceGroups(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
+// pips is what the pips of the card at a face say of its rank (nil: no
+// pips were counted).
+func faceGroups(reads []read, onPaper func(calibration.Point) bool, pips func(face) (cards.Rank, bool)) []*faceGroup {
 	faces := groupIndices(reads, onPaper)
 	dropBorrowed(faces)
 	settleByDeck(faces)
+	settleByPips(faces, pips)
 	dropSamePlace(faces)
 	dropTurned(faces)
 	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return !g.kept() })
