@@ -58,17 +58,21 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 // face that shows no number card's layout (an ace, a court card, one
 // partly covered) says nothing (package pips).
 func (d *Detector) checkPips(z *zone) {
+	counted := pipsWitness(z.shapes, z.pips)
+	if counted == nil {
+		return
+	}
 	for i := range z.obs {
 		o := &z.obs[i]
 		if o.FaceDown || !o.Card.Valid() || o.Clipped {
 			continue
 		}
 		a := o.Angle * math.Pi / 180
-		k := shapeAt(o.Center, pt(math.Cos(a), math.Sin(a)), z.shapes)
-		if k < 0 || !z.pips[k].ok || z.pips[k].face.Pips == int(o.Card.Rank) {
+		n, ok := counted(face{centre: o.Center, v: pt(math.Cos(a), math.Sin(a))})
+		if !ok || n == o.Card.Rank {
 			continue
 		}
-		o.Card.Rank = cards.Rank(z.pips[k].face.Pips)
+		o.Card.Rank = n
 		o.Confidence = math.Min(o.Confidence, pipDoubt)
 	}
 }
@@ -105,11 +109,14 @@ func settleByPips(faces []*faceGroup, pips func(face) (cards.Rank, bool)) {
 		return
 	}
 	for _, g := range faces {
+		if !g.kept() {
+			continue
+		}
+		if n, ok := pips(g.face); !ok || n != g.card.Rank {
+			continue
+		}
 		for _, h := range faces {
-			if g == h || !g.kept() || !h.kept() || g.card.Rank == h.card.Rank || g.centre.Sub(h.centre).Len() >= sameCardMM {
-				continue
-			}
-			if n, ok := pips(g.face); ok && n == g.card.Rank {
+			if h != g && h.kept() && h.card.Rank != g.card.Rank && g.centre.Sub(h.centre).Len() < sameCardMM {
 				h.at = nil
 			}
 		}
