@@ -98,7 +98,8 @@ func (s Suit) String() string {
 // award for three 7s of one colour, so colour is part of the game.
 func (s Suit) Red() bool { return s == Hearts || s == Diamonds }
 
-// Card is one playing card. The zero Card is invalid.
+// Card is one playing card. The zero Card is invalid. A Card with a valid
+// Rank and the zero Suit is a card known by its rank alone (RankOnly).
 type Card struct {
 	Rank Rank
 	Suit Suit
@@ -110,8 +111,22 @@ func New(r Rank, s Suit) Card { return Card{Rank: r, Suit: s} }
 // Valid reports whether both rank and suit are valid.
 func (c Card) Valid() bool { return c.Rank.Valid() && c.Suit.Valid() }
 
-// String returns the two-letter form, such as "AS" or "TH".
+// RankOnly reports whether c is a card known by its rank alone: its
+// rank is valid and its suit the zero Suit. Vision reports such a card
+// where it counted the pips of a card whose index it could not read. Its
+// rank counts in a hand's total; a judgement that needs its suit waits.
+func (c Card) RankOnly() bool { return c.Rank.Valid() && c.Suit == 0 }
+
+// rankOnlySuit stands for the suit of a card known by its rank alone in
+// its text form: "8?".
+const rankOnlySuit = '?'
+
+// String returns the two-letter form, such as "AS" or "TH", or for a card
+// known by its rank alone the rank and "?", such as "8?".
 func (c Card) String() string {
+	if c.RankOnly() {
+		return c.Rank.String() + string(rankOnlySuit)
+	}
 	if !c.Valid() {
 		return fmt.Sprintf("Card(%d,%d)", uint8(c.Rank), uint8(c.Suit))
 	}
@@ -174,16 +189,32 @@ func ParseList(s string) ([]Card, error) {
 }
 
 // MarshalText implements encoding.TextMarshaler, so cards appear in JSON
-// as "AS". An invalid card is an error rather than a silent "Card(0,0)".
+// as "AS", and a card known by its rank alone as "8?". An invalid card is
+// an error rather than a silent "Card(0,0)".
 func (c Card) MarshalText() ([]byte, error) {
-	if !c.Valid() {
+	if !c.Valid() && !c.RankOnly() {
 		return nil, fmt.Errorf("%w: rank %d, suit %d", ErrSyntax, c.Rank, c.Suit)
 	}
 	return []byte(c.String()), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler with Parse.
+// UnmarshalText implements encoding.TextUnmarshaler: Parse, and the form
+// MarshalText writes for a card known by its rank alone ("8?", "10?").
 func (c *Card) UnmarshalText(b []byte) error {
+	if n := len(b); n > 0 && b[n-1] == rankOnlySuit {
+		text, r := string(b[:n-1]), Rank(0)
+		if text == "10" {
+			text = "T"
+		}
+		if len(text) == 1 {
+			r = rankOf(upper(text[0]))
+		}
+		if r == 0 {
+			return fmt.Errorf("%w %q: want a rank (A,2-9,T,J,Q,K) before the ?", ErrSyntax, b)
+		}
+		*c = Card{Rank: r}
+		return nil
+	}
 	p, err := Parse(string(b))
 	if err != nil {
 		return err

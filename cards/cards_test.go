@@ -66,6 +66,50 @@ func TestMarshalInvalid(t *testing.T) {
 	}
 }
 
+// TestRankOnlyText: a card known by its rank alone writes and reads back
+// as its rank and "?"; Parse, for cards people type, still refuses it.
+func TestRankOnlyText(t *testing.T) {
+	tests := []struct {
+		text string
+		want Card
+		ok   bool
+	}{
+		{"8?", Card{Rank: Eight}, true},
+		{"T?", Card{Rank: Ten}, true},
+		{"10?", Card{Rank: Ten}, true},
+		{"a?", Card{Rank: Ace}, true},
+		{"??", Card{}, false},
+		{"?", Card{}, false},
+		{"S?", Card{}, false},
+		{"88?", Card{}, false},
+	}
+	for _, tt := range tests {
+		var got Card
+		err := got.UnmarshalText([]byte(tt.text))
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v (ok %v)", tt.text, got, err, tt.want, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrSyntax) {
+			t.Errorf("UnmarshalText(%q) error %v does not wrap ErrSyntax", tt.text, err)
+		}
+	}
+	c := Card{Rank: Eight}
+	if !c.RankOnly() || c.Valid() || c.String() != "8?" {
+		t.Errorf("Card{Rank: Eight}: RankOnly %v, Valid %v, String %q", c.RankOnly(), c.Valid(), c.String())
+	}
+	if b, err := c.MarshalText(); err != nil || string(b) != "8?" {
+		t.Errorf("MarshalText = %q, %v; want 8?", b, err)
+	}
+	if _, err := Parse("8?"); err == nil {
+		t.Error(`Parse("8?") succeeded, want an error: a typed card names its suit`)
+	}
+	for _, c := range []Card{{}, {Suit: Hearts}, New(Eight, Hearts)} {
+		if c.RankOnly() {
+			t.Errorf("%v.RankOnly() = true", c)
+		}
+	}
+}
+
 func TestScore(t *testing.T) {
 	tests := []struct {
 		cards string
@@ -164,6 +208,34 @@ func FuzzParse(f *testing.F) {
 		again, err := Parse(c.String())
 		if err != nil || again != c {
 			t.Fatalf("Parse(String(%v)) = %v, %v", c, again, err)
+		}
+	})
+}
+
+// FuzzUnmarshalText: whatever UnmarshalText accepts is a card or a card
+// known by its rank alone, and writes back to text it reads the same.
+func FuzzUnmarshalText(f *testing.F) {
+	for _, s := range []string{"AS", "8?", "10?", "??", "?", "XX", "T?\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var c Card
+		if err := c.UnmarshalText([]byte(s)); err != nil {
+			if !errors.Is(err, ErrSyntax) {
+				t.Fatalf("UnmarshalText(%q) error %v does not wrap ErrSyntax", s, err)
+			}
+			return
+		}
+		if !c.Valid() && !c.RankOnly() {
+			t.Fatalf("UnmarshalText(%q) = %v without error", s, c)
+		}
+		b, err := c.MarshalText()
+		if err != nil {
+			t.Fatalf("MarshalText(%v): %v", c, err)
+		}
+		var again Card
+		if err := again.UnmarshalText(b); err != nil || again != c {
+			t.Fatalf("UnmarshalText(%q) = %v, %v; want %v", b, again, err, c)
 		}
 	})
 }

@@ -136,7 +136,8 @@ func (s Seat) Lammers() int {
 var ErrRound = errors.New("invalid round")
 
 // Validate checks that the round is one a table can hold: every card a
-// card (or the zero Card, a card never read), each split hand naming an
+// card (or the zero Card, a card never read, or a card known by its rank
+// alone), each split hand naming an
 // earlier hand, and no seat listed twice. Whether the cards could have
 // been dealt that way is for Violations to say.
 func (r Round) Validate() error {
@@ -158,7 +159,7 @@ func (r Round) Validate() error {
 	return nil
 }
 
-func readOrUnread(c cards.Card) bool { return c.Valid() || c == cards.Card{} }
+func readOrUnread(c cards.Card) bool { return c.Valid() || c.RankOnly() || c == cards.Card{} }
 
 func (s Seat) validate() error {
 	for i, h := range s.Hands {

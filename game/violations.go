@@ -44,7 +44,8 @@ func (v Violation) String() string { return v.Text }
 // and then the dealer's: every hand takes two cards, a doubled hand exactly
 // three, a busted hand no more, a split needs a pair, and the dealer draws
 // to 17 and no further. Cards never read (the zero Card) count for nothing
-// in a total; a dealer's row of unread cards alone raises nothing.
+// in a total, and a card known by its rank alone counts its rank; a
+// dealer's row of unread cards alone raises nothing.
 func (r Round) Violations(rules Rules) []Violation {
 	var out []Violation
 	for _, s := range r.Seats {

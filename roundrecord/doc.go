@@ -8,7 +8,9 @@
 // A Record is the layout as it stands, less the "type" and "table" that
 // the result writer (alerts.Encode) puts first. A card is written by its
 // name ("7S"), or "XX" for a card face down and never turned, or "??" for
-// a card seen face up but never read (CardText). Record.Round reads the
+// a card seen face up but never read, or its rank and "?" ("8?") for a
+// card known by its rank alone: its pips counted, its index never read
+// (CardText). Record.Round reads the
 // cards and checks that a table could hold the round; its cards stand
 // where the record's do, so each one's sighting is at hand:
 //

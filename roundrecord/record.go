@@ -60,18 +60,21 @@ type Card struct {
 	Clipped bool `json:"clipped,omitempty"`
 }
 
-// How the record writes a card never read.
+// How the record writes a card never read. A card known by its rank
+// alone (cards.Card.RankOnly: its pips counted, its index never read)
+// is written as its rank and "?", such as "8?".
 const (
 	UnreadText   = "??" // seen face up, its index never read
 	FaceDownText = "XX" // face down, never turned
 )
 
-// CardText is card c as the record writes it: its name, or FaceDownText
-// for a card face down and never read, or UnreadText for a card seen face
-// up but never read.
+// CardText is card c as the record writes it: its name ("8H", or "8?"
+// for a card known by its rank alone), or FaceDownText for a card face
+// down and never read, or UnreadText for a card seen face up but never
+// read.
 func CardText(c cards.Card, faceDown bool) string {
 	switch {
-	case c.Valid():
+	case c.Valid() || c.RankOnly():
 		return c.String()
 	case faceDown:
 		return FaceDownText
@@ -80,12 +83,14 @@ func CardText(c cards.Card, faceDown bool) string {
 }
 
 // parseCard reads a card's text: UnreadText and FaceDownText are the zero
-// Card.
+// Card, and "8?" a card known by its rank alone.
 func parseCard(text string) (cards.Card, error) {
+	var c cards.Card
 	if text == UnreadText || text == FaceDownText {
-		return cards.Card{}, nil
+		return c, nil
 	}
-	return cards.Parse(text)
+	err := c.UnmarshalText([]byte(text))
+	return c, err
 }
 
 // MarshalJSON writes the record; a round, seat or hand with no cards

@@ -80,7 +80,7 @@ func dump(g game.Round, err error) string {
 		var b strings.Builder
 		for _, c := range cs {
 			b.WriteByte(' ')
-			if c.Valid() {
+			if c.Valid() || c.RankOnly() {
 				b.WriteString(c.String())
 			} else {
 				b.WriteString("--")
@@ -133,6 +133,7 @@ func TestCardText(t *testing.T) {
 		{cards.MustParse("7S"), true, "7S"}, // turned since, and read
 		{cards.Card{}, true, FaceDownText},
 		{cards.Card{}, false, UnreadText},
+		{cards.Card{Rank: cards.Eight}, false, "8?"},
 	}
 	for _, tt := range tests {
 		got := CardText(tt.card, tt.faceDown)
