@@ -426,7 +426,7 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 			return same(g)
 		}
 		for _, c := range deck {
-			if !every(withCard(g, doubtful[i], c), i+1) {
+			if !every(g.WithCard(doubtful[i], c), i+1) {
 				return false
 			}
 		}
@@ -438,27 +438,6 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 // maxDoubtful is how many doubtful cards settled tries at once: two make
 // 2,704 judgements.
 const maxDoubtful = 2
-
-// withCard returns a copy of g with c at place p (the dealer's row is
-// hand -1), sharing nothing that the copy changes.
-func withCard(g game.Round, p game.Place, c cards.Card) game.Round {
-	if p.Hand < 0 {
-		g.Dealer.Cards = slices.Clone(g.Dealer.Cards)
-		g.Dealer.Cards[p.Card] = c
-		return g
-	}
-	g.Seats = slices.Clone(g.Seats)
-	for i, s := range g.Seats {
-		if s.Seat != p.Seat {
-			continue
-		}
-		s.Hands = slices.Clone(s.Hands)
-		s.Hands[p.Hand].Cards = slices.Clone(s.Hands[p.Hand].Cards)
-		s.Hands[p.Hand].Cards[p.Card] = c
-		g.Seats[i] = s
-	}
-	return g
-}
 
 // reads returns the cards an outcome was decided on with their
 // confidences, and whether any of them is below the bar.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"bjmonitor/cards"
 )
@@ -129,6 +130,30 @@ func (s Seat) Lammers() int {
 		}
 	}
 	return n
+}
+
+// WithCard returns a copy of r with c at place p (the dealer's row is
+// hand -1), sharing nothing that the copy changes with r. A place r does
+// not have changes nothing.
+func (r Round) WithCard(p Place, c cards.Card) Round {
+	if p.Hand < 0 {
+		if p.Card >= 0 && p.Card < len(r.Dealer.Cards) {
+			r.Dealer.Cards = slices.Clone(r.Dealer.Cards)
+			r.Dealer.Cards[p.Card] = c
+		}
+		return r
+	}
+	r.Seats = slices.Clone(r.Seats)
+	for i, s := range r.Seats {
+		if s.Seat != p.Seat || p.Hand >= len(s.Hands) || p.Card < 0 || p.Card >= len(s.Hands[p.Hand].Cards) {
+			continue
+		}
+		s.Hands = slices.Clone(s.Hands)
+		s.Hands[p.Hand].Cards = slices.Clone(s.Hands[p.Hand].Cards)
+		s.Hands[p.Hand].Cards[p.Card] = c
+		r.Seats[i] = s
+	}
+	return r
 }
 
 // ErrRound is wrapped by every error that Validate returns for a round

@@ -47,6 +47,36 @@ func TestReceived(t *testing.T) {
 	}
 }
 
+// TestWithCard: the copy holds the card at its place, and the round it
+// was made from is as it was.
+func TestWithCard(t *testing.T) {
+	r := game.Round{
+		Dealer: game.Dealer{Cards: []cards.Card{cards.MustParse("TS"), cards.MustParse("4D")}},
+		Seats:  []game.Seat{seat(t, "8S 3D", "8C 9H split:0")},
+	}
+	tests := []struct {
+		p            game.Place
+		dealer, hand string // the copy's dealer row and seat 1 hand 1
+	}{
+		{game.Place{Hand: -1, Card: 1}, "TS 7H", "8C 9H"},
+		{game.Place{Seat: 1, Hand: 1, Card: 1}, "TS 4D", "8C 7H"},
+		{game.Place{Seat: 2, Hand: 0, Card: 0}, "TS 4D", "8C 9H"}, // no such seat
+		{game.Place{Hand: -1, Card: 5}, "TS 4D", "8C 9H"},         // no such card
+	}
+	for _, tt := range tests {
+		g := r.WithCard(tt.p, cards.MustParse("7H"))
+		if got := list(g.Dealer.Cards); got != tt.dealer {
+			t.Errorf("%+v: dealer %q, want %q", tt.p, got, tt.dealer)
+		}
+		if got := list(g.Seats[0].Hands[1].Cards); got != tt.hand {
+			t.Errorf("%+v: seat 1 hand 1 %q, want %q", tt.p, got, tt.hand)
+		}
+	}
+	if got := list(r.Dealer.Cards) + " / " + list(r.Seats[0].Hands[1].Cards); got != "TS 4D / 8C 9H" {
+		t.Errorf("the round changed: %s", got)
+	}
+}
+
 func TestLammers(t *testing.T) {
 	tests := []struct {
 		name  string
