@@ -78,7 +78,82 @@ var ErrIncomplete = errors.New("round incomplete for this bet")
 // Evaluate decides one wager on a finished round. meter is the Blazing 7's
 // progressive meter before this round's awards; it matters only for
 // percentage awards.
+//
+// A card known by its rank alone (cards.Card.RankOnly) at the dealer's
+// row or the wager's seat counts by its rank: the wager is judged with
+// every suit such cards may have, and where their suits change the
+// outcome (a flush, suited 7s) the wager cannot be judged
+// (ErrIncomplete).
 func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float64) (Outcome, error) {
+	o, err := evaluate(r, rules, w, t, meter)
+	if err != nil {
+		return Outcome{}, err
+	}
+	blind := rankOnly(r, w.Seat)
+	if len(blind) == 0 {
+		return o, nil
+	}
+	if len(blind) > maxRankOnly {
+		return Outcome{}, fmt.Errorf("%w: %d cards %s may depend on are known by their rank alone", ErrIncomplete, len(blind), w.Bet)
+	}
+	// every judges w with each suit at blind[i:] in g.
+	var every func(g game.Round, i int) bool
+	every = func(g game.Round, i int) bool {
+		if i == len(blind) {
+			x, err := evaluate(g, rules, w, t, meter)
+			return err == nil && x.Result == o.Result && x.Pays == o.Pays && x.Win == o.Win && x.Award == o.Award && x.MeterShare == o.MeterShare
+		}
+		for _, s := range cards.Suits {
+			c := cards.New(blind[i].rank, s)
+			if !every(g.WithCard(blind[i].at, c), i+1) {
+				return false
+			}
+		}
+		return true
+	}
+	if !every(r, 0) {
+		return Outcome{}, fmt.Errorf("%w: %s turns on the suit of a card known by its rank alone", ErrIncomplete, w.Bet)
+	}
+	return o, nil
+}
+
+// maxRankOnly is how many cards known by their rank alone Evaluate
+// tries every suit of at once: four make 256 judgements.
+const maxRankOnly = 4
+
+// blindCard is a card known by its rank alone, and where it lies.
+type blindCard struct {
+	at   game.Place
+	rank cards.Rank
+}
+
+// rankOnly returns the cards known by their rank alone at the dealer's
+// row and at seat n: every card a wager at n can be judged on.
+func rankOnly(r game.Round, n int) []blindCard {
+	var out []blindCard
+	for i, c := range r.Dealer.Cards {
+		if c.RankOnly() {
+			out = append(out, blindCard{game.Place{Hand: -1, Card: i}, c.Rank})
+		}
+	}
+	for _, s := range r.Seats {
+		if s.Seat != n {
+			continue
+		}
+		for hi, h := range s.Hands {
+			for i, c := range h.Cards {
+				if c.RankOnly() {
+					out = append(out, blindCard{game.Place{Seat: n, Hand: hi, Card: i}, c.Rank})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// evaluate decides one wager as Evaluate does, taking a card known by its
+// rank alone for what its rank makes of it.
+func evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float64) (Outcome, error) {
 	seat, ok := findSeat(r, w.Seat)
 	if !ok && w.Bet != Push22 {
 		return Outcome{}, fmt.Errorf("%w: no cards at seat %d", ErrIncomplete, w.Seat)
@@ -101,7 +176,7 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 		return Outcome{}, err
 	}
 	for _, c := range o.Cards {
-		if !c.Valid() {
+		if !c.Rank.Valid() {
 			// A card the bet depends on was never read (a hole card
 			// never turned): judging without it would be a guess.
 			return Outcome{}, fmt.Errorf("%w: a card %s depends on was not read", ErrIncomplete, w.Bet)
@@ -224,7 +299,7 @@ func potOfGold(o *Outcome, rules game.Rules, s game.Seat, t PotOfGoldTable) erro
 	// Lammers are counted on every hand's first two cards: one never
 	// read leaves the count a guess.
 	for _, h := range s.Hands {
-		if slices.ContainsFunc(h.Cards[:min(2, len(h.Cards))], func(c cards.Card) bool { return !c.Valid() }) {
+		if slices.ContainsFunc(h.Cards[:min(2, len(h.Cards))], func(c cards.Card) bool { return !c.Rank.Valid() }) {
 			return fmt.Errorf("%w: Pot of Gold counts lammers on a card that was not read", ErrIncomplete)
 		}
 	}

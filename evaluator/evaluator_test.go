@@ -14,12 +14,8 @@ import (
 // hand N) and "double".
 func round(tb testing.TB, dealer string, hands ...string) game.Round {
 	tb.Helper()
-	d, err := cards.ParseList(dealer)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	s := gametest.Seat(tb, 3, hands...)
-	r := game.Round{ID: "t", Dealer: game.Dealer{Cards: d}, Seats: []game.Seat{s}}
+	r := game.Round{ID: "t", Dealer: game.Dealer{Cards: gametest.Cards(tb, dealer)}, Seats: []game.Seat{s}}
 	if err := r.Validate(); err != nil {
 		tb.Fatalf("test round invalid: %v", err)
 	}
@@ -213,6 +209,48 @@ func TestEvaluateErrors(t *testing.T) {
 	_, err := Evaluate(round(t, "", "7S 7D"), game.DefaultRules(), Wager{Seat: 3, Bet: TwentyOnePlusThree}, DefaultPayTables(), 0)
 	if !errors.Is(err, ErrIncomplete) {
 		t.Errorf("21+3 with no dealer card: %v, want ErrIncomplete", err)
+	}
+}
+
+// TestRankOnly: a card known by its rank alone (its pips counted, its
+// index never read) decides a bet its suit cannot change, and leaves a
+// bet its suit could change unjudged.
+func TestRankOnly(t *testing.T) {
+	tests := []struct {
+		name   string
+		bet    Bet
+		dealer string
+		hands  []string
+		result string // "" for ErrIncomplete
+	}{
+		{"push 22 on the dealer's total", Push22, "TH 4C 8?", []string{"TS 9D"}, "22"},
+		{"push 22 lost", Push22, "TH 4C 7?", []string{"TS 9D"}, Lose},
+		{"push 22 with two such cards", Push22, "T? 4C 8?", []string{"TS 9D"}, "22"},
+		{"21+3 straight of two suits whatever its suit", TwentyOnePlusThree, "9H", []string{"7S 8?"}, "straight"},
+		{"21+3 straight or straight flush", TwentyOnePlusThree, "9H", []string{"7H 8?"}, ""},
+		{"21+3 nothing or a flush", TwentyOnePlusThree, "KH", []string{"2H 7?"}, ""},
+		{"21+3 nothing whatever the suit", TwentyOnePlusThree, "KH", []string{"2S 7?"}, Lose},
+		{"21+3 up card known by rank alone", TwentyOnePlusThree, "K?", []string{"2S 7C"}, Lose},
+		{"21+3 trips, never suited", TwentyOnePlusThree, "7H", []string{"7S 7?"}, "three_of_a_kind"},
+		{"blazing 7's one seven", Blazing7s, "TH", []string{"7? 9S"}, "one_seven"},
+		{"blazing 7's two sevens", Blazing7s, "TH", []string{"7? 7S 5D"}, "two_sevens"},
+		{"blazing 7's three sevens of two colours", Blazing7s, "TH", []string{"7? 7S 7D"}, "three_sevens"},
+		{"blazing 7's three sevens, suited or not", Blazing7s, "TH", []string{"7? 7S 7C"}, ""},
+		{"blazing 7's no seven", Blazing7s, "TH", []string{"9? 4S"}, Lose},
+		{"pot of gold free double", PotOfGold, "6H 7C 9D", []string{"5? 4D TC double"}, "1_lammers"},
+		{"a card never read stays unjudged", Push22, "TH 4C ??", []string{"TS 9D"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := round(t, tt.dealer, tt.hands...)
+			got, err := Evaluate(r, game.Rules{Variant: game.FreeBet, Decks: 6}, Wager{Seat: 3, Bet: tt.bet, Amount: 5}, DefaultPayTables(), 1000)
+			switch {
+			case tt.result == "" && !errors.Is(err, ErrIncomplete):
+				t.Errorf("Evaluate = %s, %v; want ErrIncomplete", got.Result, err)
+			case tt.result != "" && (err != nil || got.Result != tt.result):
+				t.Errorf("Evaluate = %s, %v; want %s", got.Result, err, tt.result)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,9 @@
 // table of test cases reads like the cards on the felt.
 //
 //	s := gametest.Seat(t, 3, "7S 5D", "7C 9H split:0", "8D 3C TS double")
+//
+// A card is written as the round record writes it: "7S", "8?" for a
+// card known by its rank alone, or "??" for a card never read.
 package gametest
 
 import (
@@ -12,6 +15,24 @@ import (
 	"bjmonitor/cards"
 	"bjmonitor/game"
 )
+
+// Cards reads cards separated by spaces, such as a dealer's row "TH 6C 8?".
+func Cards(tb testing.TB, spec string) []cards.Card {
+	tb.Helper()
+	var out []cards.Card
+	for _, f := range strings.Fields(spec) {
+		var c cards.Card
+		if f == "??" {
+			out = append(out, c)
+			continue
+		}
+		if err := c.UnmarshalText([]byte(f)); err != nil {
+			tb.Fatalf("spec %q: %v", spec, err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
 
 // Seat builds seat n from one spec per hand: its cards in dealing order,
 // then optionally "split:N" (split from hand N) and "double".
@@ -31,11 +52,7 @@ func Seat(tb testing.TB, n int, specs ...string) game.Seat {
 				}
 				h.SplitFrom = from
 			default:
-				c, err := cards.Parse(f)
-				if err != nil {
-					tb.Fatalf("spec %q: %v", spec, err)
-				}
-				h.Cards = append(h.Cards, c)
+				h.Cards = append(h.Cards, Cards(tb, f)...)
 			}
 		}
 		s.Hands = append(s.Hands, h)
