@@ -257,7 +257,7 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	card := func(tr *track) Card {
 		id, conf := tr.identity()
 		c := Card{Card: id, Sighting: Sighting{Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}}
-		c.FaceDown = !id.Valid() && tr.downs > 0 && !tr.faceUp
+		c.FaceDown = !id.Rank.Valid() && tr.downs > 0 && !tr.faceUp
 		return c
 	}
 	r := Round{Round: game.Round{ID: rs.id}, StartFrame: rs.start, EndFrame: frame, Doubts: slices.Clone(rs.doubts)}
@@ -339,7 +339,7 @@ func (t *Tracker) settle(r *Round) {
 		r.setHandCards(0, -1, dealer)
 	}
 	for _, c := range dealer {
-		if !c.Card.Valid() && !c.FaceDown {
+		if !c.Card.Rank.Valid() && !c.FaceDown {
 			r.Doubts = append(r.Doubts, "a dealer card was never read")
 		}
 	}
@@ -367,7 +367,7 @@ func (r *Round) settleHand(n, hi int) []string {
 		}
 	}
 	for i, c := range cs {
-		if !c.Card.Valid() && !c.FaceDown {
+		if !c.Card.Rank.Valid() && !c.FaceDown {
 			doubt("card %d lies face up but was never read", i+1)
 		}
 	}
@@ -425,7 +425,7 @@ func dropMisreads(cs []Card) (kept, dropped []Card) {
 // direction is from its first clearly read card to its last; a hand with
 // fewer than two, or with its clear cards in one place, keeps all.
 func dropBehind(cs []Card) (kept, dropped []Card) {
-	doubtful := func(c Card) bool { return c.Card.Valid() && c.Confidence < clearRead }
+	doubtful := func(c Card) bool { return c.Card.Rank.Valid() && c.Confidence < clearRead }
 	first, last := -1, -1
 	for i, c := range cs {
 		if !doubtful(c) {
@@ -464,7 +464,7 @@ const minSpreadMM = 8.0
 // dropByRules applies the game's rules: a doubled hand takes one card,
 // a busted hand none.
 func dropByRules(cs []Card) (kept, dropped []Card) {
-	doubtful := func(c Card) bool { return c.Card.Valid() && !c.Sideways && c.Confidence < clearRead }
+	doubtful := func(c Card) bool { return c.Card.Rank.Valid() && !c.Sideways && c.Confidence < clearRead }
 	sideways := 0
 	for _, c := range cs {
 		if c.Sideways {

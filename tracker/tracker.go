@@ -97,6 +97,11 @@ type track struct {
 	reads     int // frames with a clear reading
 	weak      map[cards.Card]*tally
 	weakReads int
+	// ranks tallies the readings of the card's rank alone (its pips
+	// counted, its index unread); rankReads counts their frames, which
+	// are blanks too.
+	ranks     map[cards.Card]*tally
+	rankReads int
 	downs     int  // frames face down
 	blanks    int  // frames face up, unread: a card by its outline alone
 	faceUp    bool // last seen face up
@@ -431,6 +436,15 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	switch {
 	case o.FaceDown:
 		tr.downs += t.span
+	case o.Card.RankOnly():
+		// The card's pips counted, its index unread: a blank that
+		// names the rank, which stands while no reading names the card.
+		if tr.ranks == nil {
+			tr.ranks = map[cards.Card]*tally{}
+		}
+		count(tr.ranks, o, t.span)
+		tr.rankReads += t.span
+		tr.blanks += t.span
 	case !o.Card.Valid():
 		tr.blanks += t.span
 	case o.Card.Valid() && o.Confidence >= clearRead:
@@ -539,11 +553,16 @@ const weakFloor = vision.Unreadable
 // read once), times the share of the reads that named it. A card read
 // surely and later less so (the next card dealt over its index, a hand
 // passing) is as sure as its clear reads were; reads of other cards, and
-// only they, make it less so.
+// only they, make it less so. A card never read, clearly or doubtfully,
+// is the rank its pips counted, if they were (a card known by its rank
+// alone).
 func (tr *track) identity() (cards.Card, float64) {
 	votes, n := tr.votes, tr.reads
 	if n == 0 {
 		votes, n = tr.weak, tr.weakReads
+	}
+	if n == 0 {
+		votes, n = tr.ranks, tr.rankReads
 	}
 	var best cards.Card
 	var bestV *tally
@@ -665,6 +684,11 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 		}
 		merge(tr.weak, moved.weak)
 		tr.weakReads += moved.weakReads
+		if tr.ranks == nil && len(moved.ranks) > 0 {
+			tr.ranks = map[cards.Card]*tally{}
+		}
+		merge(tr.ranks, moved.ranks)
+		tr.rankReads += moved.rankReads
 		tr.seat, tr.hand = s.n, len(s.hands)
 		s.hands = append(s.hands, &hand{from: parent, cards: []*track{tr}})
 		r.skipOrder = tr

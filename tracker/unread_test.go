@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"bjmonitor/calibration"
-	"bjmonitor/cards"
 	"bjmonitor/evaluator"
 	"bjmonitor/game"
 	"bjmonitor/testvideos/scene"
@@ -20,7 +19,10 @@ import (
 // which needs it, is left unjudged rather than judged on the hand's
 // other cards (9S JD and the dealer's TC would make a straight); a later
 // clear reading names it; a glimpse of one is no card; a hole card
-// never turned stays face down, and one turned but unread is unread.
+// never turned stays face down, and one turned but unread is unread. A
+// card whose pips vision counted ("8?", known by its rank alone) keeps
+// its place with its rank, raises no doubt, and 21+3 is judged on it
+// where its suit cannot change the hand.
 func TestUnreadCard(t *testing.T) {
 	turned := []sighting{{1, "XX", 0}, {1, "7H", 0}}
 	tests := []struct {
@@ -38,6 +40,11 @@ func TestUnreadCard(t *testing.T) {
 		{"an unread glimpse, then read", []sighting{{0.08, "", 0}, {2, "4S", 0}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
 		{"the hole card never turned", []sighting{{2, "4S", 0}}, []sighting{{2, "XX", 0}}, "9S 4S JD", "TC XX", "", "lose"},
 		{"the hole card turned unread", []sighting{{2, "4S", 0}}, []sighting{{1, "XX", 0}, {1, "", 0}}, "9S 4S JD", "TC ??", "a dealer card was never read", "lose"},
+		{"known by its rank alone", []sighting{{2, "8?", 0.9}}, turned, "9S 8? JD", "TC 7H", "", "straight"},
+		{"known by its rank alone, then read", []sighting{{1, "8?", 0.9}, {1, "8D", 0}}, turned, "9S 8D JD", "TC 7H", "", "straight"},
+		{"read, then known by its rank alone", []sighting{{1, "8D", 0}, {1, "8?", 0.9}}, turned, "9S 8D JD", "TC 7H", "", "straight"},
+		{"read doubtfully, and by its rank", []sighting{{1, "8D", 0.45}, {1, "8?", 0.9}}, turned, "9S 8D JD", "TC 7H", "", "straight"},
+		{"the hole card turned, known by its rank alone", []sighting{{2, "4S", 0}}, []sighting{{1, "XX", 0}, {1, "7?", 0.9}}, "9S 4S JD", "TC 7?", "", "lose"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +133,10 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (trac
 				o.FaceDown, o.Confidence = true, 0.9
 			case "":
 			default:
-				o.Card, o.Confidence = cards.MustParse(s.card), s.conf
+				if err := o.Card.UnmarshalText([]byte(s.card)); err != nil {
+					panic(err)
+				}
+				o.Confidence = s.conf
 				if s.conf == 0 {
 					o.Confidence = 0.97
 				}
