@@ -395,7 +395,8 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // round with doubts of its own (a card not counted, a card that may be
 // missing) is never settled so: those doubts are about which cards lie
 // where, not about what a card is. Nor is a card never read: it is a
-// gap, not a reading. Call it before the meter takes o's award.
+// gap, not a reading. A doubtful card known by its rank alone is tried
+// as every card of the deck, as a doubtful reading is. Call it before the meter takes o's award.
 func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
 	if len(r.Doubts) > 0 {
 		return false
@@ -405,7 +406,7 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 		if (p.Hand >= 0 && p.Seat != w.Seat) || c.Confidence >= rc.cfg.MinConfidence {
 			continue
 		}
-		if !c.Card.Valid() {
+		if !c.Card.Rank.Valid() {
 			return false
 		}
 		doubtful = append(doubtful, p)
@@ -457,7 +458,7 @@ func (rc *Reconciler) reads(r tracker.Round, o evaluator.Outcome) ([]CardRead, b
 			pool[c] = cs[1:]
 		}
 		text := "??" // a card the outcome needed but nobody read
-		if c.Valid() {
+		if c.Valid() || c.RankOnly() {
 			text = c.String()
 		}
 		out = append(out, CardRead{Card: text, Confidence: conf})

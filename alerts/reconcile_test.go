@@ -10,6 +10,7 @@ import (
 	"bjmonitor/controller"
 	"bjmonitor/evaluator"
 	"bjmonitor/game"
+	"bjmonitor/game/gametest"
 	"bjmonitor/testvideos/script"
 	"bjmonitor/tracker"
 )
@@ -233,6 +234,63 @@ func TestDoubtSettled(t *testing.T) {
 			}
 			if settled := strings.Contains(found[0].Detail, "whatever the cards read below"); settled != (tt.severity == Mismatch) {
 				t.Errorf("detail %q: says the doubt changes nothing: %v, want %v", found[0].Detail, settled, tt.severity == Mismatch)
+			}
+		})
+	}
+}
+
+// TestRankOnly: a card known by its rank alone (its pips counted, its
+// index unread; "8?") judges the bets its suit cannot change, as surely
+// as it was counted, and leaves unjudged those it could.
+func TestRankOnly(t *testing.T) {
+	round := func(dealer, hand string, conf float64) tracker.Round {
+		g := game.Round{ID: "7", Dealer: game.Dealer{Cards: gametest.Cards(t, dealer)},
+			Seats: []game.Seat{gametest.Seat(t, 3, hand)}}
+		r := asRead(g, 0.99)
+		for p, c := range r.Cards() {
+			if c.Card.RankOnly() {
+				r.Seen[p] = tracker.Sighting{Confidence: conf}
+			}
+		}
+		return r
+	}
+	ev := func(typ, bet string, amount float64) controller.Event {
+		return controller.Event{Type: typ, Round: "7", Seat: 3, Bet: bet, Amount: amount}
+	}
+	tests := []struct {
+		name    string
+		round   tracker.Round
+		entries []controller.Event
+		want    string // kind/severity of the one alert, or "" for none
+		cards   string // the alert's cards
+	}{
+		{"push 22 not paid on the dealer's 22", round("TS 4C 8?", "9H 7C", 0.9),
+			[]controller.Event{ev("wager", "push22", 5)}, MissedPayout + "/" + Mismatch, "TS 4C 8?"},
+		{"push 22 paid on the dealer's 22", round("TS 4C 8?", "9H 7C", 0.9),
+			[]controller.Event{ev("wager", "push22", 5), ev("payout", "push22", 55)}, "", ""},
+		{"push 22 not paid, the count doubtful", round("TS 4C 8?", "9H 7C", 0.5),
+			[]controller.Event{ev("wager", "push22", 5)}, MissedPayout + "/" + Review, "TS 4C 8?"},
+		{"21+3 a straight or a straight flush", round("8? 4C", "9H 7H", 0.9),
+			[]controller.Event{ev("wager", "21+3", 5), ev("payout", "21+3", 50)}, Unjudged + "/" + Review, ""},
+		{"21+3 a straight whatever the suit, underpaid", round("8? 4C", "9H 7S", 0.9),
+			[]controller.Event{ev("wager", "21+3", 5), ev("payout", "21+3", 25)}, Underpaid + "/" + Mismatch, "9H 7S 8?"},
+		{"21+3 a loser paid, whatever the doubtful card", round("2C", "9H K?", 0.5),
+			[]controller.Event{ev("wager", "21+3", 5), ev("payout", "21+3", 45)}, Overpaid + "/" + Mismatch, "9H K? 2C"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+			rec := NewReconciler(Config{Table: "t", Rules: game.Rules{Variant: game.FreeBet, Decks: 6}, Tables: evaluator.DefaultPayTables()}, meter)
+			_, found := rec.Round(tt.round, tt.entries)
+			var got, shown []string
+			for _, a := range found {
+				got = append(got, a.Kind+"/"+a.Severity)
+				for _, c := range a.Cards {
+					shown = append(shown, c.Card)
+				}
+			}
+			if strings.Join(got, " ") != tt.want || strings.Join(shown, " ") != tt.cards {
+				t.Errorf("alerts %v on %v, want %q on %q (%+v)", got, shown, tt.want, tt.cards, found)
 			}
 		})
 	}
