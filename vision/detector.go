@@ -53,7 +53,8 @@ type Options struct {
 	Workers int
 	// CountPips: the pips of each card that lies whole are counted, and
 	// where they count another rank than its index reads, the count
-	// stands, for review (checkPips). On by default: the faces are cut
+	// stands, for review; a card whose index reads as none is known by
+	// the rank they count alone (checkPips). On by default: the faces are cut
 	// and counted in the zone workers while the model reads, and a
 	// frame where every zone changed takes no measurably longer.
 	CountPips bool

@@ -10,5 +10,6 @@
 // CPU. With Options.CountPips (the default), a card that lies whole is
 // read a second way too, by its pips (package vision/pips), which owe
 // nothing to its index's font: where they count another rank, the count
-// stands, for review.
+// stands, for review, and a card whose index cannot be read at all is
+// known by the rank they count alone (cards.Card.RankOnly).
 package vision

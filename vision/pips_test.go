@@ -64,3 +64,52 @@ func TestPipsPutTheRankRight(t *testing.T) {
 		}
 	}
 }
+
+// blindReader reads no index at all: a font the model has never seen.
+type blindReader struct{ model vision.Reader }
+
+func (b blindReader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
+	res, err := b.model.Classify(crops)
+	for i := range res {
+		if res[i].Card.Valid() {
+			res[i].Card = cards.Card{}
+		}
+	}
+	return res, err
+}
+
+// TestPipsNameAnUnreadCard: with Options.CountPips, a card lying whole
+// whose index the model cannot read is known by the rank its pips count
+// alone, surely; a court card has no pips to count and stays unread, as
+// does every card without CountPips.
+func TestPipsNameAnUnreadCard(t *testing.T) {
+	st := loneCardStage(t, "dondorf")
+	reader := blindReader{openReader(t)}
+	centre := scene.Point{X: 505, Y: 276}
+	for _, tc := range []struct {
+		card cards.Card
+		pips bool
+		want cards.Card
+		conf float64
+	}{
+		{cards.New(cards.Eight, cards.Hearts), true, cards.Card{Rank: cards.Eight}, 0.9},
+		{cards.New(cards.Three, cards.Clubs), true, cards.Card{Rank: cards.Three}, 0.9},
+		{cards.New(cards.King, cards.Spades), true, cards.Card{}, 0},
+		{cards.New(cards.Eight, cards.Hearts), false, cards.Card{}, 0},
+	} {
+		for _, deg := range []float64{0, 37, 90, 151} {
+			opts := vision.DefaultOptions()
+			opts.CountPips = tc.pips
+			got := st.detectAlone(t, reader, opts, scene.PlacedCard{Card: tc.card, Pose: scene.Pose{Center: centre, RotDeg: deg}})
+			var seen []vision.Observation
+			for _, o := range got.Cards {
+				if vision.Dist(o.Center, calibration.Point{X: centre.X, Y: centre.Y}) < 8 {
+					seen = append(seen, o)
+				}
+			}
+			if len(seen) != 1 || seen[0].Card != tc.want || seen[0].Confidence != tc.conf || seen[0].FaceDown {
+				t.Errorf("%v turned %.0f°, pips counted %v: got %+v, want %v at %v", tc.card, deg, tc.pips, seen, tc.want, tc.conf)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"bjmonitor/alerts"
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/pipeline"
 	"bjmonitor/tracker"
 	"bjmonitor/video"
@@ -103,7 +104,7 @@ func (a *annotator) Frame(src gocv.Mat, obs vision.Frame, pl *pipeline.Pipeline)
 		switch {
 		case o.FaceDown:
 			label = "down"
-		case !o.Card.Valid():
+		case o.Card == cards.Card{}:
 			label = "??" // a card by its outline, unread
 		}
 		if o.Sideways {

@@ -14,6 +14,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/driver"
 	"bjmonitor/pipeline"
 	"bjmonitor/vision"
@@ -137,7 +138,7 @@ func (in *inspector) frame(mat gocv.Mat, at driver.At, obs vision.Frame) error {
 		switch {
 		case o.FaceDown:
 			what = "face down"
-		case !o.Card.Valid():
+		case o.Card == cards.Card{}:
 			what = "unread"
 		}
 		line := fmt.Sprintf("  card %s %.2f at (%.1f, %.1f) %.0f°", what, o.Confidence, o.Center.X, o.Center.Y, o.Angle)

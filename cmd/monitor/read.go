@@ -16,6 +16,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/vision"
 	"bjmonitor/vision/classify"
 )
@@ -25,7 +26,7 @@ const readUsage = "monitor read IMAGE... [--config FILE] [--table FILE] [--px-pe
 
 // readCard is one card of a still as monitor read reports it.
 type readCard struct {
-	Card       string        `json:"card"` // "7S", "??" unread, "back" face down
+	Card       string        `json:"card"` // "7S", "8?" known by its rank alone, "??" unread, "back" face down
 	Confidence float64       `json:"confidence"`
 	FaceDown   bool          `json:"face_down"`
 	Sideways   bool          `json:"sideways"`
@@ -176,7 +177,7 @@ func cardName(o vision.Observation) string {
 	switch {
 	case o.FaceDown:
 		return "back"
-	case !o.Card.Valid():
+	case o.Card == cards.Card{}:
 		return "??"
 	}
 	return o.Card.String()

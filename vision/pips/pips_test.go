@@ -136,6 +136,55 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestReadAcceptance counts the KDE acceptance decks' cards as TestRead
+// counts the development decks': measured only (nothing in package pips
+// was set by them), it checks that a count is still never wrong on
+// designs the reader was never built on. A card known by its rank alone
+// stands on the count (vision's pipCount).
+func TestReadAcceptance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the acceptance decks")
+	}
+	decks, err := cardart.AcceptanceDecks("")
+	if err != nil {
+		t.Skipf("no acceptance decks: %v", err)
+	}
+	art, err := cardart.NewAcceptance(cardart.Options{})
+	if err != nil {
+		t.Skipf("no card art: %v", err)
+	}
+	defer art.Close()
+	rng := rand.New(rand.NewPCG(99, 1))
+	number, counted := 0, 0
+	var report []string
+	for _, d := range decks {
+		dn, dc := 0, 0
+		for _, c := range cards.Deck() {
+			face, err := art.Face(d.Name, c)
+			if err != nil {
+				t.Fatalf("%s %v: %v", d.Name, c, err)
+			}
+			r := 1.2 + rng.Float64()*1.3
+			img := camera(t, face, r, rng)
+			f, ok := Read(img, r)
+			img.Close()
+			isNumber := c.Rank >= 2 && c.Rank <= 10
+			if isNumber {
+				dn++
+			}
+			switch {
+			case ok && (!isNumber || f.Pips != int(c.Rank)):
+				t.Errorf("%s %v at %.2f px/mm: counted %d pips", d.Name, c, r, f.Pips)
+			case ok:
+				dc++
+			}
+		}
+		number, counted = number+dn, counted+dc
+		report = append(report, fmt.Sprintf("%s %d/%d", d.Name, dc, dn))
+	}
+	t.Logf("acceptance number cards counted: %d of %d; per deck: %s", counted, number, strings.Join(report, ", "))
+}
+
 // TestReadRefuses: what is no card face gives no count.
 func TestReadRefuses(t *testing.T) {
 	const r = 2.0
