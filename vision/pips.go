@@ -22,10 +22,13 @@ const (
 	// above the tracker's CountConfidence, so that the card counts.
 	pipDoubt = 0.6
 	// pipCount is the confidence of a card known by its rank alone:
-	// its index unread, its pips counted. A count is as sure as a sure
-	// reading: no count was wrong among the 1,239 number cards of the
-	// development decks that pips.TestRead counted.
-	pipCount = 0.9
+	// its index unread, its pips counted. No count of a face cut
+	// cleanly is wrong (pips.TestRead), but with no index to agree, a
+	// shape cut a little off, over the pips of a card beside it, is
+	// counted as surely: below Confident, so that an alert resting on
+	// the card goes out for review, and above the tracker's
+	// CountConfidence, so that the card counts.
+	pipCount = disputedConfidence
 )
 
 // shapePips is what the pips of a card shape's face say (readShapePips).

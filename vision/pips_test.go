@@ -80,8 +80,8 @@ func (b blindReader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
 
 // TestPipsNameAnUnreadCard: with Options.CountPips, a card lying whole
 // whose index the model cannot read is known by the rank its pips count
-// alone, surely; a court card has no pips to count and stays unread, as
-// does every card without CountPips.
+// alone, for review (below vision.Confident); a court card has no pips
+// to count and stays unread, as does every card without CountPips.
 func TestPipsNameAnUnreadCard(t *testing.T) {
 	st := loneCardStage(t, "dondorf")
 	reader := blindReader{openReader(t)}
@@ -92,8 +92,8 @@ func TestPipsNameAnUnreadCard(t *testing.T) {
 		want cards.Card
 		conf float64
 	}{
-		{cards.New(cards.Eight, cards.Hearts), true, cards.Card{Rank: cards.Eight}, 0.9},
-		{cards.New(cards.Three, cards.Clubs), true, cards.Card{Rank: cards.Three}, 0.9},
+		{cards.New(cards.Eight, cards.Hearts), true, cards.Card{Rank: cards.Eight}, 0.7},
+		{cards.New(cards.Three, cards.Clubs), true, cards.Card{Rank: cards.Three}, 0.7},
 		{cards.New(cards.King, cards.Spades), true, cards.Card{}, 0},
 		{cards.New(cards.Eight, cards.Hearts), false, cards.Card{}, 0},
 	} {
