@@ -675,7 +675,7 @@ func (d *Detector) keepCovered(z *zone, before []Observation) []Observation {
 // centres a few millimetres apart (a hand's cards are some 20 mm apart),
 // so observations that close are one card, seen twice: by two
 // overlapping zones, or read from two corners, possibly differently. The
-// more confident reading stands.
+// more confident reading stands (stands).
 func (d *Detector) merge() []Observation {
 	var out []Observation
 	for _, z := range d.zones {
@@ -684,9 +684,7 @@ func (d *Detector) merge() []Observation {
 			for i, p := range out {
 				if Dist(p.Center, o.Center) < sameCardMM {
 					dup = true
-					if o.Confidence > p.Confidence {
-						out[i] = o
-					}
+					out[i] = stands(o, p)
 					break
 				}
 			}
@@ -715,6 +713,31 @@ func (d *Detector) merge() []Observation {
 		}
 	}
 	return kept
+}
+
+// stands returns which of o and p, two zones' observations of one card,
+// stands: the more confident (p where they are as sure). But where one
+// zone knows the card by its rank alone (its pips counted where it read
+// no index) and the other reads it whole, the whole reading stands with
+// the counted rank, as checkPips has it within a zone: at its own
+// confidence where the two agree, at most pipDoubt where they do not.
+func stands(o, p Observation) Observation {
+	whole := func(read, count Observation) Observation {
+		if read.Card.Rank != count.Card.Rank {
+			read.Card.Rank = count.Card.Rank
+			read.Confidence = math.Min(read.Confidence, pipDoubt)
+		}
+		return read
+	}
+	switch {
+	case o.Card.RankOnly() && p.Card.Valid():
+		return whole(p, o)
+	case p.Card.RankOnly() && o.Card.Valid():
+		return whole(o, p)
+	case o.Confidence > p.Confidence:
+		return o
+	}
+	return p
 }
 
 // unreadByRead reports whether o is an unread card that another zone

@@ -130,6 +130,35 @@ func TestMergeUnreadNearRead(t *testing.T) {
 	}
 }
 
+// TestMergeRankOnly: where one zone knows a card by its rank alone and
+// another reads it whole, the whole reading stands, however sure, with
+// the rank counted: where it read another rank, for review.
+func TestMergeRankOnly(t *testing.T) {
+	at := calibration.Point{X: 504, Y: 274}
+	counted := Observation{Card: cards.Card{Rank: cards.Eight}, Confidence: pipCount, Center: at}
+	tests := []struct {
+		name  string
+		other Observation
+		want  cards.Card
+		conf  float64
+	}{
+		{"read whole, doubtfully", Observation{Card: cards.MustParse("8H"), Confidence: 0.55, Center: at}, cards.MustParse("8H"), 0.55},
+		{"read whole, surely", Observation{Card: cards.MustParse("8H"), Confidence: 0.95, Center: at}, cards.MustParse("8H"), 0.95},
+		{"read as another rank, doubtfully", Observation{Card: cards.MustParse("9H"), Confidence: 0.55, Center: at}, cards.MustParse("8H"), 0.55},
+		{"read as another rank, surely", Observation{Card: cards.MustParse("9H"), Confidence: 0.95, Center: at}, cards.MustParse("8H"), pipDoubt},
+		{"unread", Observation{Center: at}, cards.Card{Rank: cards.Eight}, pipCount},
+	}
+	for _, tt := range tests {
+		for _, order := range [][2]Observation{{counted, tt.other}, {tt.other, counted}} {
+			d := &Detector{zones: []*zone{{obs: order[:1]}, {obs: order[1:]}}}
+			got := d.merge()
+			if len(got) != 1 || got[0].Card != tt.want || got[0].Confidence != tt.conf {
+				t.Errorf("%s, %v first: %+v, want %v at %v", tt.name, order[0].Card, got, tt.want, tt.conf)
+			}
+		}
+	}
+}
+
 // TestCardShapes: the paper shows a card by its two index corners, facing
 // each other across it, or as a lone card's rectangle, where paper covers
 // its face; the outline of a box printed on the felt, corners that are
