@@ -90,7 +90,7 @@ func TestRead(t *testing.T) {
 		"gnomangelo_bitmap", "orell", "ornamental", "paris", "plastic", "simplistic", "tango",
 		"dondorf", "neoclassical", "tigullio",
 	}
-	for i := 1; i <= 24; i++ {
+	for i := 1; i <= 38; i++ {
 		decks = append(decks, fmt.Sprintf("proc:%d", i))
 	}
 	if testing.Short() {
