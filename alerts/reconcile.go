@@ -396,7 +396,8 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // missing) is never settled so: those doubts are about which cards lie
 // where, not about what a card is. Nor is a card never read: it is a
 // gap, not a reading. A doubtful card known by its rank alone is tried
-// as every card of the deck, as a doubtful reading is. Call it before the meter takes o's award.
+// as every card of the deck, as a doubtful reading is. Call it before
+// the meter takes o's award.
 func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
 	if len(r.Doubts) > 0 {
 		return false
@@ -420,20 +421,7 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 		x, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, meter)
 		return err == nil && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
 	}
-	// every tries each card of the deck at doubtful[i:], in g.
-	var every func(g game.Round, i int) bool
-	every = func(g game.Round, i int) bool {
-		if i == len(doubtful) {
-			return same(g)
-		}
-		for _, c := range deck {
-			if !every(g.WithCard(doubtful[i], c), i+1) {
-				return false
-			}
-		}
-		return true
-	}
-	return every(r.Round, 0)
+	return r.Round.ForAll(doubtful, func(game.Place) []cards.Card { return deck }, same)
 }
 
 // maxDoubtful is how many doubtful cards settled tries at once: two make

@@ -3,6 +3,7 @@ package evaluator
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -96,22 +97,18 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 	if len(blind) > maxRankOnly {
 		return Outcome{}, fmt.Errorf("%w: %d cards %s may depend on are known by their rank alone", ErrIncomplete, len(blind), w.Bet)
 	}
-	// every judges w with each suit at blind[i:] in g.
-	var every func(g game.Round, i int) bool
-	every = func(g game.Round, i int) bool {
-		if i == len(blind) {
-			x, err := evaluate(g, rules, w, t, meter)
-			return err == nil && x.Result == o.Result && x.Pays == o.Pays && x.Win == o.Win && x.Award == o.Award && x.MeterShare == o.MeterShare
-		}
+	suits := func(p game.Place) []cards.Card {
+		var out []cards.Card
 		for _, s := range cards.Suits {
-			c := cards.New(blind[i].rank, s)
-			if !every(g.WithCard(blind[i].at, c), i+1) {
-				return false
-			}
+			out = append(out, cards.New(blind[p], s))
 		}
-		return true
+		return out
 	}
-	if !every(r, 0) {
+	same := func(g game.Round) bool {
+		x, err := evaluate(g, rules, w, t, meter)
+		return err == nil && x.Result == o.Result && x.Pays == o.Pays && x.Win == o.Win && x.Award == o.Award && x.MeterShare == o.MeterShare
+	}
+	if !r.ForAll(slices.Collect(maps.Keys(blind)), suits, same) {
 		return Outcome{}, fmt.Errorf("%w: %s turns on the suit of a card known by its rank alone", ErrIncomplete, w.Bet)
 	}
 	return o, nil
@@ -121,19 +118,14 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 // tries every suit of at once: four make 256 judgements.
 const maxRankOnly = 4
 
-// blindCard is a card known by its rank alone, and where it lies.
-type blindCard struct {
-	at   game.Place
-	rank cards.Rank
-}
-
-// rankOnly returns the cards known by their rank alone at the dealer's
-// row and at seat n: every card a wager at n can be judged on.
-func rankOnly(r game.Round, n int) []blindCard {
-	var out []blindCard
+// rankOnly returns the ranks of the cards known by their rank alone at
+// the dealer's row and at seat n, by place: every card a wager at n can
+// be judged on.
+func rankOnly(r game.Round, n int) map[game.Place]cards.Rank {
+	out := map[game.Place]cards.Rank{}
 	for i, c := range r.Dealer.Cards {
 		if c.RankOnly() {
-			out = append(out, blindCard{game.Place{Hand: -1, Card: i}, c.Rank})
+			out[game.Place{Hand: -1, Card: i}] = c.Rank
 		}
 	}
 	for _, s := range r.Seats {
@@ -143,7 +135,7 @@ func rankOnly(r game.Round, n int) []blindCard {
 		for hi, h := range s.Hands {
 			for i, c := range h.Cards {
 				if c.RankOnly() {
-					out = append(out, blindCard{game.Place{Seat: n, Hand: hi, Card: i}, c.Rank})
+					out[game.Place{Seat: n, Hand: hi, Card: i}] = c.Rank
 				}
 			}
 		}

@@ -156,6 +156,22 @@ func (r Round) WithCard(p Place, c cards.Card) Round {
 	return r
 }
 
+// ForAll reports whether holds is true of r with every choice of cards
+// at the places at: each place takes each card choices gives for it, in
+// every combination (n places of k cards make k^n rounds). It stops at
+// the first round holds is false of.
+func (r Round) ForAll(at []Place, choices func(Place) []cards.Card, holds func(Round) bool) bool {
+	if len(at) == 0 {
+		return holds(r)
+	}
+	for _, c := range choices(at[0]) {
+		if !r.WithCard(at[0], c).ForAll(at[1:], choices, holds) {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrRound is wrapped by every error that Validate returns for a round
 // that cannot be laid out on a table.
 var ErrRound = errors.New("invalid round")

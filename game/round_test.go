@@ -77,6 +77,31 @@ func TestWithCard(t *testing.T) {
 	}
 }
 
+// TestForAll: every combination of the choices is tried, and the first
+// round the test fails on ends it.
+func TestForAll(t *testing.T) {
+	r := game.Round{Dealer: game.Dealer{Cards: cards.Deck()[:3]}}
+	at := []game.Place{{Hand: -1, Card: 0}, {Hand: -1, Card: 2}}
+	choices := func(game.Place) []cards.Card {
+		return []cards.Card{cards.MustParse("2H"), cards.MustParse("3S"), cards.MustParse("4D")}
+	}
+	var seen []string
+	all := r.ForAll(at, choices, func(g game.Round) bool {
+		seen = append(seen, list(g.Dealer.Cards))
+		return true
+	})
+	if !all || len(seen) != 9 || seen[0] != "2H AH 2H" || seen[8] != "4D AH 4D" {
+		t.Errorf("ForAll = %v over %q, want true over the 9 rounds", all, seen)
+	}
+	n := 0
+	if r.ForAll(at, choices, func(g game.Round) bool { n++; return g.Dealer.Cards[2] != cards.MustParse("3S") }) || n != 2 {
+		t.Errorf("ForAll stopped after %d rounds, want false after 2", n)
+	}
+	if got := list(r.Dealer.Cards); got != "AS AH AD" {
+		t.Errorf("the round changed: %s", got)
+	}
+}
+
 func TestLammers(t *testing.T) {
 	tests := []struct {
 		name  string
