@@ -696,10 +696,6 @@ func (d *Detector) merge() []Observation {
 	// A card's turned index is often read by a zone that does not read
 	// the card's own index (a 9♣ read at 0.51 by one zone, 18 mm from
 	// the 9♣ another read at 0.97).
-	faceOf := func(o Observation) face {
-		a := o.Angle * math.Pi / 180
-		return face{card: o.Card, conf: o.Confidence, centre: o.Center, v: pt(math.Cos(a), math.Sin(a))}
-	}
 	turned := make([]bool, len(out))
 	for i, h := range out {
 		for _, g := range out {
@@ -722,22 +718,21 @@ func (d *Detector) merge() []Observation {
 // the counted rank, as checkPips has it within a zone: at its own
 // confidence where the two agree, at most pipDoubt where they do not.
 func stands(o, p Observation) Observation {
-	whole := func(read, count Observation) Observation {
-		if read.Card.Rank != count.Card.Rank {
-			read.Card.Rank = count.Card.Rank
-			read.Confidence = math.Min(read.Confidence, pipDoubt)
-		}
-		return read
-	}
 	switch {
 	case o.Card.RankOnly() && p.Card.Valid():
-		return whole(p, o)
+		return withCount(p, o.Card.Rank)
 	case p.Card.RankOnly() && o.Card.Valid():
-		return whole(o, p)
+		return withCount(o, p.Card.Rank)
 	case o.Confidence > p.Confidence:
 		return o
 	}
 	return p
+}
+
+// faceOf is the card face observation o shows.
+func faceOf(o Observation) face {
+	a := o.Angle * math.Pi / 180
+	return face{card: o.Card, conf: o.Confidence, centre: o.Center, v: pt(math.Cos(a), math.Sin(a))}
 }
 
 // unreadByRead reports whether o is an unread card that another zone

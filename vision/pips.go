@@ -106,17 +106,25 @@ func (d *Detector) checkPips(z *zone) {
 		if o.FaceDown || o.Clipped {
 			continue
 		}
-		a := o.Angle * math.Pi / 180
-		n, ok := counted(face{centre: o.Center, v: pt(math.Cos(a), math.Sin(a))})
-		switch {
-		case !ok || n == o.Card.Rank:
-		case o.Card == cards.Card{}:
-			o.Card, o.Confidence = cards.Card{Rank: n}, pipCount
-		case o.Card.Valid():
-			o.Card.Rank = n
-			o.Confidence = math.Min(o.Confidence, pipDoubt)
+		if n, ok := counted(faceOf(*o)); ok {
+			*o = withCount(*o, n)
 		}
 	}
+}
+
+// withCount returns observation o as its card's pips, counting rank n,
+// leave it: a reading of another rank takes n, at most pipDoubt sure; an
+// unread card is known by rank n alone, at pipCount.
+func withCount(o Observation, n cards.Rank) Observation {
+	switch {
+	case n == o.Card.Rank:
+	case o.Card == cards.Card{}:
+		o.Card, o.Confidence = cards.Card{Rank: n}, pipCount
+	case o.Card.Valid():
+		o.Card.Rank = n
+		o.Confidence = math.Min(o.Confidence, pipDoubt)
+	}
+	return o
 }
 
 // pipsWitness returns what the pips of the card shape at a face say of
