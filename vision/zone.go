@@ -295,6 +295,9 @@ func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) er
 	if err := d.confirmGuessed(frame, z, res); err != nil {
 		return err
 	}
+	if err := d.settleTurned(frame, z); err != nil {
+		return err
+	}
 	// A crop that looks the same later keeps the reading as it stands,
 	// confirmed or capped.
 	for i := range res {
