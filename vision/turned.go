@@ -85,7 +85,34 @@ func glyphBoxes(crop gocv.Mat) []image.Rectangle {
 		}
 		boxes = append(boxes, image.Rect(x, y, x+w, y+h))
 	}
-	return joinTouching(boxes)
+	return joinTen(joinTouching(boxes))
+}
+
+// joinTen joins the figure 1 of a 10 with the 0 beside it, so that the
+// rank turns whole: a 10 turned figure by figure reads 01. A 1 is a box
+// three times as tall as it is wide or more; its 0 is the nearest box
+// beside it, level with it over half its height, a third of its height
+// away or nearer.
+func joinTen(boxes []image.Rectangle) []image.Rectangle {
+	for i, one := range boxes {
+		h := one.Dy()
+		if 3*one.Dx() > h {
+			continue
+		}
+		best, gap := -1, h/3+1
+		for j, b := range boxes {
+			level := min(one.Max.Y, b.Max.Y) - max(one.Min.Y, b.Min.Y)
+			g := max(b.Min.X-one.Max.X, one.Min.X-b.Max.X)
+			if j != i && 2*level >= h && g >= 0 && g < gap {
+				best, gap = j, g
+			}
+		}
+		if best >= 0 {
+			boxes[i] = one.Union(boxes[best])
+			return joinTen(slices.Delete(boxes, best, best+1))
+		}
+	}
+	return boxes
 }
 
 // inkMask returns a mask of the crop's ink: each pixel by its darkest
@@ -302,7 +329,8 @@ func (z *zone) recache(at corner, was, now classify.Result) {
 // as a diamond, and turned back as a heart; a diamond reads as a diamond
 // either way), and a's glyphs turned (ta) read
 //   - another card than either, or a's card less than surely: a's index
-//     turned is not what it is upright, so a is the upright one;
+//     turned is not what it is upright, so a is the upright one (but for
+//     a 6 and a 9: halfTurnRanks);
 //   - b's card, where a's card has a suit that is not a diamond and b's
 //     is a diamond: a diamond turned half round is a diamond, so had the
 //     card been b's, no corner would show a's suit. A heart turned half
@@ -326,5 +354,13 @@ func upsideDown(a, ta, b, tb classify.Result) bool {
 	case x:
 		return ta.Confidence < Confident
 	}
-	return ta.Card.Valid()
+	return ta.Card.Valid() && !halfTurnRanks(x.Rank, y.Rank)
+}
+
+// halfTurnRanks reports whether ranks a and b are a 6 and a 9, each the
+// other turned half round: the upright corner's glyphs turned then read
+// the other corner's rank, and a reading of any other card says they were
+// not found whole.
+func halfTurnRanks(a, b cards.Rank) bool {
+	return a == cards.Six && b == cards.Nine || a == cards.Nine && b == cards.Six
 }

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -103,10 +104,33 @@ func TestUpsideDown(t *testing.T) {
 		{"turned glyphs read none", r("3H", 0.967), r("", 0.9), r("8D", 0.504), r("", 0.95), false},
 		{"the first corner's turned glyphs read none", r("6D", 0.947), r("", 0.372), r("9D", 0.978), r("6D", 0.98), false},
 		{"never a heart made a diamond", r("2D", 0.778), r("3H", 0.389), r("2H", 0.987), r("2D", 0.925), false},
+		{"a 6 and a 9: the turned glyphs read another card", r("6C", 0.9), r("8C", 0.6), r("9S", 0.8), r("6C", 0.9), false},
 		{"one card", r("3H", 0.967), r("8H", 0.518), r("3H", 0.8), r("3H", 0.95), false},
 	} {
 		if got := upsideDown(tc.a, tc.ta, tc.b, tc.tb); got != tc.wantUpset {
 			t.Errorf("%s: upsideDown(%v, %v, %v, %v) = %v, want %v", tc.name, tc.a, tc.ta, tc.b, tc.tb, got, tc.wantUpset)
+		}
+	}
+}
+
+// TestJoinTen: the figures of a 10, upright or turned, are one box; a
+// figure 1 beside a pip further than a third of its height is not joined
+// to it, nor are the rank and pip of other cards.
+func TestJoinTen(t *testing.T) {
+	r := image.Rect
+	for _, tc := range []struct {
+		name  string
+		boxes []image.Rectangle
+		want  []image.Rectangle
+	}{
+		{"10 and a pip beside", []image.Rectangle{r(8, 9, 12, 23), r(16, 9, 22, 25), r(25, 9, 40, 22)}, []image.Rectangle{r(8, 9, 22, 25), r(25, 9, 40, 22)}},
+		{"10 upside down, its 1 next to the pip", []image.Rectangle{r(2, 8, 9, 23), r(12, 8, 16, 22), r(20, 8, 35, 22)}, []image.Rectangle{r(2, 8, 16, 23), r(20, 8, 35, 22)}},
+		{"10 with its pip below", []image.Rectangle{r(4, 4, 8, 18), r(9, 4, 15, 18), r(4, 21, 12, 29)}, []image.Rectangle{r(4, 4, 15, 18), r(4, 21, 12, 29)}},
+		{"a 7 and its pip", []image.Rectangle{r(4, 4, 11, 18), r(4, 21, 12, 29)}, []image.Rectangle{r(4, 4, 11, 18), r(4, 21, 12, 29)}},
+		{"a narrow figure alone", []image.Rectangle{r(4, 4, 8, 18), r(15, 4, 22, 18)}, []image.Rectangle{r(4, 4, 8, 18), r(15, 4, 22, 18)}},
+	} {
+		if got := joinTen(slices.Clone(tc.boxes)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: joinTen(%v) = %v, want %v", tc.name, tc.boxes, got, tc.want)
 		}
 	}
 }

@@ -15,10 +15,10 @@ import (
 // alone on the felt, at a random angle, both index corners in view. Read
 // as it stands, the upside-down corner names another card, and the card
 // stands in doubt: 87 of the 104 are read right surely. With the
-// upside-down corner's glyphs turned (vision.settleTurned), 94 are; the
-// rest are pairs the index cannot tell (a 6♦ and a 9♦, a 2♦ and a 7♦;
-// a 10, whose figures turn one by one), and no card is read surely as
-// another but the Q♣ whose upright corner the model reads Q♠.
+// upside-down corner's glyphs turned (vision.settleTurned), 95 are; most
+// of the rest are pairs the index cannot tell (a 6♦ and a 9♦, a 2♦ and a
+// 7♦), and no card is read surely as another but the Q♣ whose upright
+// corner the model reads Q♠.
 func TestUprightSecondIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders 104 frames")
@@ -60,7 +60,7 @@ func TestUprightSecondIndex(t *testing.T) {
 		}
 	}
 	t.Logf("%d cards: %d read right surely, %d in doubt, %d surely wrong, %d not read", n, sure, doubtful, wrong, missed)
-	if sure < 92 {
-		t.Errorf("%d of %d cards read right surely, want 92 or more", sure, n)
+	if sure < 93 {
+		t.Errorf("%d of %d cards read right surely, want 93 or more", sure, n)
 	}
 }
