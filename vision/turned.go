@@ -41,27 +41,30 @@ func turnGlyphs(src gocv.Mat, dst *gocv.Mat) bool {
 	if err != nil {
 		return false
 	}
-	step := int(src.Step())
+	sstep, dstep := int(src.Step()), int(dst.Step())
 	for _, b := range boxes {
 		for y := b.Min.Y; y < b.Max.Y; y++ {
 			for x := b.Min.X; x < b.Max.X; x++ {
 				sx, sy := b.Min.X+b.Max.X-1-x, b.Min.Y+b.Max.Y-1-y
-				copy(out[y*step+3*x:y*step+3*x+3], in[sy*step+3*sx:sy*step+3*sx+3])
+				copy(out[y*dstep+3*x:y*dstep+3*x+3], in[sy*sstep+3*sx:sy*sstep+3*sx+3])
 			}
 		}
 	}
 	return true
 }
 
-// turnReachMM is how far from the corner, along either edge, a glyph of
-// an index begins: the jumbo indices of the kept decks reach some 17 ×
-// 34 mm.
-const turnReachMM = 17.0
+// An index's glyphs begin within turnReachXMM of the corner along the
+// card's short edge and turnReachYMM along its long edge: the jumbo
+// indices of the kept decks reach some 17 × 34 mm.
+const (
+	turnReachXMM = 17.0
+	turnReachYMM = 34.0
+)
 
 // glyphBoxes returns the bounding boxes of the glyphs of the index in an
 // index crop: its ink (inkMask) in connected clusters, those whose boxes
-// touch or overlap joined, each beginning within turnReachMM of the
-// corner and smaller than half the crop's height.
+// touch or overlap joined, each beginning near the corner (turnReachXMM,
+// turnReachYMM) and less than half the crop's height tall.
 func glyphBoxes(crop gocv.Mat) []image.Rectangle {
 	mask, ok := inkMask(crop)
 	if !ok {
@@ -75,7 +78,7 @@ func glyphBoxes(crop gocv.Mat) []image.Rectangle {
 	n := gocv.ConnectedComponentsWithStats(mask, &labels, &stats, &centroids)
 	perCol := float64(crop.Cols()) / classify.CropWidthMM
 	perRow := float64(crop.Rows()) / classify.CropHeightMM
-	reachX, reachY := int(turnReachMM*perCol), int(2*turnReachMM*perRow)
+	reachX, reachY := int(turnReachXMM*perCol), int(turnReachYMM*perRow)
 	var boxes []image.Rectangle
 	for k := 1; k < n; k++ {
 		x, y := int(stats.GetIntAt(k, 0)), int(stats.GetIntAt(k, 1))
@@ -85,7 +88,8 @@ func glyphBoxes(crop gocv.Mat) []image.Rectangle {
 		}
 		boxes = append(boxes, image.Rect(x, y, x+w, y+h))
 	}
-	return joinTen(joinTouching(boxes))
+	// A 10 joined may reach a box it did not touch: join those too.
+	return joinTouching(joinTen(joinTouching(boxes)))
 }
 
 // joinTen joins the figure 1 of a 10 with the 0 beside it, so that the

@@ -64,11 +64,26 @@ func TestTurnGlyphs(t *testing.T) {
 		t.Errorf("glyph boxes %v, want %v", got, boxes)
 	}
 
-	blank := gocv.NewMatWithSize(classify.CropRows, classify.CropCols, gocv.MatTypeCV8UC3)
-	defer blank.Close()
-	blank.SetTo(gocv.NewScalar(225, 230, 232, 0))
-	if turnGlyphs(blank, &dst) {
-		t.Error("found a glyph on blank paper")
+	for _, bad := range []struct {
+		name string
+		fill gocv.Scalar
+		typ  gocv.MatType
+	}{
+		{"blank paper", gocv.NewScalar(225, 230, 232, 0), gocv.MatTypeCV8UC3},
+		{"felt", gocv.NewScalar(40, 110, 30, 0), gocv.MatTypeCV8UC3},
+		{"a grey crop", gocv.NewScalar(200, 0, 0, 0), gocv.MatTypeCV8U},
+	} {
+		m := gocv.NewMatWithSize(classify.CropRows, classify.CropCols, bad.typ)
+		m.SetTo(bad.fill)
+		if turnGlyphs(m, &dst) {
+			t.Errorf("%s: found a glyph", bad.name)
+		}
+		m.Close()
+	}
+	empty := gocv.NewMat()
+	defer empty.Close()
+	if turnGlyphs(empty, &dst) {
+		t.Error("an empty crop: found a glyph")
 	}
 }
 
