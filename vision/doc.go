@@ -11,5 +11,8 @@
 // read a second way too, by its pips (package vision/pips), which owe
 // nothing to its index's font: where they count another rank, the count
 // stands, for review, and a card whose index cannot be read at all is
-// known by the rank they count alone (cards.Card.RankOnly).
+// known by the rank they count alone (cards.Card.RankOnly). A card whose
+// two index corners read as two cards is read again with each corner's
+// glyphs turned half round, for decks that print their second index
+// upright: from the card's other end it stands upside down.
 package vision
