@@ -212,8 +212,11 @@ func joinTouching(boxes []image.Rectangle) []image.Rectangle {
 type turnedPair struct{ a, b int }
 
 // disputedPairs returns the pairs of readings that put two cards at one
-// place from corners half a turn apart: a card's two index corners read
-// as two cards. Only readings that count are paired (groupIndices).
+// place from corners half a turn apart, and so put the card in doubt: a
+// card's two index corners read as two cards, one surely and the other
+// at disputeFloor or more, at a corner not merely guessed (dropSamePlace).
+// Only readings that count are paired (groupIndices). Any other pair the
+// surer reading settles alone.
 func disputedPairs(reads []read, onPaper func(calibration.Point) bool) []turnedPair {
 	counts := func(i int) bool {
 		rd := reads[i]
@@ -227,12 +230,22 @@ func disputedPairs(reads []read, onPaper func(calibration.Point) bool) []turnedP
 		for j := i + 1; j < len(reads); j++ {
 			a, b := reads[i], reads[j]
 			if a.res.Card != b.res.Card && dot(a.at.U, b.at.U) < -0.9 &&
-				indexCentre(a.at).Sub(indexCentre(b.at)).Len() < sameCardMM && counts(j) {
+				indexCentre(a.at).Sub(indexCentre(b.at)).Len() < sameCardMM && counts(j) && disputes(a, b) {
 				pairs = append(pairs, turnedPair{i, j})
 			}
 		}
 	}
 	return pairs
+}
+
+// disputes reports whether two readings of one card's place put it in
+// doubt: the surer is sure, and the other at disputeFloor or more, at a
+// corner not merely guessed.
+func disputes(a, b read) bool {
+	if a.res.Confidence < b.res.Confidence {
+		a, b = b, a
+	}
+	return a.res.Confidence >= Confident && b.res.Confidence >= disputeFloor && !(b.at.Guessed && !b.confirmed)
 }
 
 // settleTurned reads, for each of the zone's disputed pairs

@@ -149,3 +149,27 @@ func TestJoinTen(t *testing.T) {
 		}
 	}
 }
+
+// TestDisputes: only a pair that dropSamePlace would put in doubt is
+// read again turned.
+func TestDisputes(t *testing.T) {
+	rd := func(card string, conf float64, guessed, confirmed bool) read {
+		return read{res: classify.Result{Card: cards.MustParse(card), Confidence: conf}, at: corner{Guessed: guessed}, confirmed: confirmed}
+	}
+	for _, tc := range []struct {
+		name string
+		a, b read
+		want bool
+	}{
+		{"sure and at the floor", rd("3H", 0.97, false, false), rd("8D", 0.5, false, false), true},
+		{"the other way round", rd("8D", 0.5, false, false), rd("3H", 0.97, false, false), true},
+		{"below the floor", rd("3H", 0.97, false, false), rd("8D", 0.49, false, false), false},
+		{"neither sure", rd("3H", 0.74, false, false), rd("8D", 0.7, false, false), false},
+		{"the other at a guessed corner", rd("3H", 0.97, false, false), rd("8D", 0.7, true, false), false},
+		{"the other at a guessed corner confirmed", rd("3H", 0.97, false, false), rd("8D", 0.7, true, true), true},
+	} {
+		if got := disputes(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: disputes = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
