@@ -283,8 +283,9 @@ func (z *zone) keepCache(used []bool) {
 }
 
 // finishZone takes the model's verdicts on the zone's batch, has the sure
-// readings at guessed corners confirmed, and turns the zone's readings
-// into observations. frame is the frame the crops were cut from.
+// readings at guessed corners confirmed and a card's corners that read as
+// two cards read again turned (settleTurned), and turns the zone's
+// readings into observations. frame is the frame the crops were cut from.
 func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) error {
 	for i := range res {
 		if res[i].Card.Valid() && faintRank(z.batch[i]) {
