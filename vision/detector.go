@@ -558,18 +558,30 @@ func (d *Detector) classify(zs []*zone, ready []chan struct{}) ([]classify.Resul
 			}
 			of = append(of, k)
 		}
-		for done := 0; done < len(batch); {
-			part, err := d.reader.Classify(batch[done:min(len(batch), done+classify.MaxBatch)])
-			if err != nil {
-				return nil, err
-			}
-			read, done = append(read, part...), done+len(part)
+		part, err := d.readAll(batch)
+		if err != nil {
+			return nil, err
 		}
-		d.stats.Crops += len(batch)
+		read = append(read, part...)
 		for _, k := range of {
 			res = append(res, read[k])
 		}
 	}
+	return res, nil
+}
+
+// readAll has the model read crops, classify.MaxBatch at a time, and
+// counts them in the detector's Stats.
+func (d *Detector) readAll(crops []gocv.Mat) ([]classify.Result, error) {
+	var res []classify.Result
+	for done := 0; done < len(crops); done += classify.MaxBatch {
+		part, err := d.reader.Classify(crops[done:min(len(crops), done+classify.MaxBatch)])
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, part...)
+	}
+	d.stats.Crops += len(crops)
 	return res, nil
 }
 

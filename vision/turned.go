@@ -218,10 +218,7 @@ type turnedPair struct{ a, b int }
 // Only readings that count are paired (groupIndices). Any other pair the
 // surer reading settles alone.
 func disputedPairs(reads []read, onPaper func(calibration.Point) bool) []turnedPair {
-	counts := func(i int) bool {
-		rd := reads[i]
-		return rd.res.Card.Valid() && bodyOnPaper(rd.at, onPaper) && !rereadIndex(reads, i, onPaper)
-	}
+	counts := func(i int) bool { return countsAsIndex(reads, i, onPaper) }
 	var pairs []turnedPair
 	for i := range reads {
 		if !counts(i) {
@@ -245,7 +242,7 @@ func disputes(a, b read) bool {
 	if a.res.Confidence < b.res.Confidence {
 		a, b = b, a
 	}
-	return a.res.Confidence >= Confident && b.res.Confidence >= disputeFloor && !(b.at.Guessed && !b.confirmed)
+	return a.res.Confidence >= Confident && putsInDoubt(b.res.Confidence, b.at.Guessed && !b.confirmed)
 }
 
 // settleTurned reads, for each of the zone's disputed pairs
@@ -290,14 +287,9 @@ func (d *Detector) settleTurned(frame gocv.Mat, z *zone) error {
 	if len(crops) == 0 {
 		return nil
 	}
-	var res []classify.Result
-	for done := 0; done < len(crops); done += classify.MaxBatch {
-		part, err := d.reader.Classify(crops[done:min(len(crops), done+classify.MaxBatch)])
-		if err != nil {
-			return err
-		}
-		d.stats.Crops += len(part)
-		res = append(res, part...)
+	res, err := d.readAll(crops)
+	if err != nil {
+		return err
 	}
 	turnedRead := func(i int) (classify.Result, bool) {
 		k := slot[i]

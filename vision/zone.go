@@ -352,24 +352,20 @@ func (d *Detector) confirmGuessed(frame gocv.Mat, z *zone, res []classify.Result
 		z.twins[len(which)] = crop
 		which = append(which, i)
 	}
-	for done := 0; done < len(which); {
-		part, err := d.reader.Classify(z.twins[done:min(len(which), done+classify.MaxBatch)])
-		if err != nil {
-			return err
+	twins, err := d.readAll(z.twins[:len(which)])
+	if err != nil {
+		return err
+	}
+	for k, t := range twins {
+		i := which[k]
+		r := res[i]
+		if t.Card != r.Card || t.Confidence < Confident {
+			continue
 		}
-		d.stats.Crops += len(part)
-		for k, t := range part {
-			i := which[done+k]
-			r := res[i]
-			if t.Card != r.Card || t.Confidence < Confident {
-				continue
-			}
-			r.Confidence = math.Min(r.Confidence, t.Confidence)
-			rd := &z.reads[z.pending[i]]
-			rd.confirmed = true
-			rd.setResult(r)
-		}
-		done += len(part)
+		r.Confidence = math.Min(r.Confidence, t.Confidence)
+		rd := &z.reads[z.pending[i]]
+		rd.confirmed = true
+		rd.setResult(r)
 	}
 	return nil
 }
@@ -602,6 +598,14 @@ func faceGroups(reads []read, onPaper func(calibration.Point) bool, pips func(fa
 	return slices.DeleteFunc(faces, func(g *faceGroup) bool { return !g.kept() })
 }
 
+// countsAsIndex reports whether reads[i] counts as the reading of a
+// card's index: it names a card, that card lies on the paper, and no
+// surer reading of the same index stands in for it.
+func countsAsIndex(reads []read, i int, onPaper func(calibration.Point) bool) bool {
+	rd := reads[i]
+	return rd.res.Card.Valid() && bodyOnPaper(rd.at, onPaper) && !rereadIndex(reads, i, onPaper)
+}
+
 // groupIndices groups the readings of an index that count by card and
 // centre: the centre lies 31.5 mm along U and 44 mm along V from an index
 // corner. A reading counts when its card lies on the paper and no surer
@@ -609,10 +613,7 @@ func faceGroups(reads []read, onPaper func(calibration.Point) bool, pips func(fa
 func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGroup {
 	var faces []*faceGroup
 	for i, rd := range reads {
-		if !rd.res.Card.Valid() || rereadIndex(reads, i, onPaper) {
-			continue
-		}
-		if !bodyOnPaper(rd.at, onPaper) {
+		if !countsAsIndex(reads, i, onPaper) {
 			continue
 		}
 		c := indexCentre(rd.at)
@@ -744,7 +745,7 @@ func dropSamePlace(faces []*faceGroup) {
 		for j, h := range faces {
 			if i != j && g.kept() && h.kept() && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
 				h.at = nil
-				disputed[i] = disputed[i] || h.card != g.card && h.conf >= disputeFloor && !h.guessed
+				disputed[i] = disputed[i] || h.card != g.card && putsInDoubt(h.conf, h.guessed)
 			}
 		}
 	}
@@ -753,6 +754,13 @@ func dropSamePlace(faces []*faceGroup) {
 			g.conf = math.Min(g.conf, disputedConfidence)
 		}
 	}
+}
+
+// putsInDoubt reports whether a reading of another card where a card
+// lies, at confidence conf, puts that card in doubt: at disputeFloor or
+// more, at a corner not merely guessed.
+func putsInDoubt(conf float64, guessed bool) bool {
+	return conf >= disputeFloor && !guessed
 }
 
 // disputeFloor is the least confidence at which a reading of another
