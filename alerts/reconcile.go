@@ -146,7 +146,7 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 	wagers, paid, paidOrder, awards, meterReading := e.wagers, e.paid, e.paidOrder, e.awards, e.meter
 	var out []Alert
 	raise := func(a Alert, lowConf bool) {
-		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.Doubts) > 0)
+		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsAt(0)) > 0)
 		out = append(out, a)
 	}
 
@@ -399,7 +399,7 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // as every card of the deck, as a doubtful reading is. Call it before
 // the meter takes o's award.
 func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
-	if len(r.Doubts) > 0 {
+	if len(r.DoubtsAt(0)) > 0 {
 		return false
 	}
 	var doubtful []game.Place

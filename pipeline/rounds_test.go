@@ -400,7 +400,7 @@ func TestRoundIDsAndProcedure(t *testing.T) {
 			if gotAlerts != tt.alerts || gotRounds != tt.rounds {
 				t.Errorf("alerts %q, rounds %q; want %q, %q", gotAlerts, gotRounds, tt.alerts, tt.rounds)
 				for _, r := range rs {
-					t.Logf("round %s doubts %q alerts %+v", r.Round.ID, r.Round.Doubts, r.Alerts)
+					t.Logf("round %s doubts %q alerts %+v", r.Round.ID, r.Round.DoubtsAt(0), r.Alerts)
 				}
 			}
 		})

@@ -3,6 +3,7 @@ package roundrecord
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"bjmonitor/cards"
 	"bjmonitor/game"
@@ -18,14 +19,39 @@ type Record struct {
 	EndFrame   int    `json:"end_frame"`
 	Dealer     []Card `json:"dealer"`
 	Seats      []Seat `json:"seats"`
-	// Doubts say what the rules and the picture could not settle.
+	// Doubts say what the rules and the picture could not settle about
+	// the round as a whole (the dealer's cards, the controller's
+	// messages): they bear on every seat.
 	Doubts []string `json:"doubts,omitempty"`
+}
+
+// DoubtsAt returns the doubts that bear on seat n's wagers: the round's
+// and the seat's. Seat 0, for what is no one seat's, gets every doubt of
+// the record, each once.
+func (r Record) DoubtsAt(n int) []string {
+	out := slices.Clone(r.Doubts)
+	for _, s := range r.Seats {
+		if n != 0 && s.Seat != n {
+			continue
+		}
+		for _, d := range s.Doubts {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // Seat is one seat's hands, in the order they came into being.
 type Seat struct {
 	Seat  int    `json:"seat"`
 	Hands []Hand `json:"hands"`
+	// Doubts say what the rules and the picture could not settle that
+	// bears on this seat's wagers: about its own hands, or about a hand
+	// whose cards lie close enough to its cards that a card of one may
+	// lie counted in the other.
+	Doubts []string `json:"doubts,omitempty"`
 }
 
 // Hand is a hand; its Busted and Total are its cards', written for the
@@ -106,7 +132,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 			h.Cards = orEmpty(h.Cards)
 			hands[hi] = h
 		}
-		p.Seats[si] = Seat{Seat: s.Seat, Hands: hands}
+		p.Seats[si] = Seat{Seat: s.Seat, Hands: hands, Doubts: s.Doubts}
 	}
 	return json.Marshal(p)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,6 +110,8 @@ func TestMarshalEmptyLists(t *testing.T) {
 			`{"round":"2","start_frame":0,"end_frame":0,"dealer":[],"seats":[{"seat":4,"hands":[]},{"seat":5,"hands":[{"cards":[],"split_from":-1,"total":0}]}]}`},
 		{"a card", Record{ID: "3", Dealer: []Card{{Card: FaceDownText, FaceDown: true, At: [2]float64{1.5, -2}}}, Doubts: []string{"why"}},
 			`{"round":"3","start_frame":0,"end_frame":0,"dealer":[{"card":"XX","confidence":0,"frame":0,"order":0,"face_down":true,"at":[1.5,-2]}],"seats":[],"doubts":["why"]}`},
+		{"a seat's doubt", Record{ID: "4", Seats: []Seat{{Seat: 2, Hands: []Hand{{SplitFrom: -1}}, Doubts: []string{"seat 2 hand 0: why"}}}},
+			`{"round":"4","start_frame":0,"end_frame":0,"dealer":[],"seats":[{"seat":2,"hands":[{"cards":[],"split_from":-1,"total":0}],"doubts":["seat 2 hand 0: why"]}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,6 +123,32 @@ func TestMarshalEmptyLists(t *testing.T) {
 				t.Errorf("json.Marshal(%+v) = %s, want %s", tt.rec, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDoubtsAt: the round's doubts bear on every seat, a seat's on that
+// seat's wagers; seat 0 gets every doubt once (a doubt that bears on two
+// seats is written at each).
+func TestDoubtsAt(t *testing.T) {
+	rec := Record{ID: "1", Doubts: []string{"round"}, Seats: []Seat{
+		{Seat: 1, Doubts: []string{"seat 1 hand 0: why"}},
+		{Seat: 2, Doubts: []string{"seat 1 hand 0: why", "seat 2 hand 0: why"}},
+		{Seat: 3},
+	}}
+	tests := []struct {
+		seat int
+		want []string
+	}{
+		{0, []string{"round", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
+		{1, []string{"round", "seat 1 hand 0: why"}},
+		{2, []string{"round", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
+		{3, []string{"round"}},
+		{4, []string{"round"}},
+	}
+	for _, tt := range tests {
+		if got := rec.DoubtsAt(tt.seat); !slices.Equal(got, tt.want) {
+			t.Errorf("DoubtsAt(%d) = %q, want %q", tt.seat, got, tt.want)
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ func (r Round) Record() roundrecord.Record {
 	}
 	rec := roundrecord.Record{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: write(r.HandCards(0, -1)), Doubts: r.Doubts}
 	for _, s := range r.Seats {
-		sr := roundrecord.Seat{Seat: s.Seat}
+		sr := roundrecord.Seat{Seat: s.Seat, Doubts: r.SeatDoubts[s.Seat]}
 		for hi, h := range s.Hands {
 			sc := h.Score()
 			sr.Hands = append(sr.Hands, roundrecord.Hand{Cards: write(r.HandCards(s.Seat, hi)), SplitFrom: h.SplitFrom, Doubled: h.Doubled, Busted: sc.Bust(), Total: sc.Total})
@@ -61,6 +61,12 @@ func ParseRound(data []byte) (Round, error) {
 		r.Seen[game.Place{Hand: -1, Card: i}] = sighting(c)
 	}
 	for _, s := range rec.Seats {
+		if len(s.Doubts) > 0 {
+			if r.SeatDoubts == nil {
+				r.SeatDoubts = map[int][]string{}
+			}
+			r.SeatDoubts[s.Seat] = s.Doubts
+		}
 		for hi, h := range s.Hands {
 			for i, c := range h.Cards {
 				r.Seen[game.Place{Seat: s.Seat, Hand: hi, Card: i}] = sighting(c)

@@ -79,8 +79,16 @@ type Round struct {
 	// Seen is what the picture showed of each card of the round, by the
 	// card's place in it (game.Place: the dealer's row is seat 0, hand
 	// -1). A card with no entry shows the zero Sighting.
-	Seen   map[game.Place]Sighting
+	Seen map[game.Place]Sighting
+	// Doubts say what the rules and the picture could not settle about
+	// the round as a whole: the dealer's cards, the controller's
+	// messages, the round's bounds. They bear on every wager.
 	Doubts []string
+	// SeatDoubts say, by seat, what they could not settle about a seat's
+	// hands that bears on the seat's wagers: its own hands' doubts, and
+	// those of a hand at another seat whose cards lie within reach of
+	// its cards (settle).
+	SeatDoubts map[int][]string
 	// StartUnseen: the monitor began watching after the round started
 	// (set by whoever knows: the controller's game_start was not seen), so
 	// a wager may have been entered that it never got.
@@ -313,15 +321,21 @@ func turnedInHand(hand []*track, i int) bool {
 // flags what the rules say cannot have happened (game.Round's Violations)
 // and what the picture could not show (a card never read, or reaching
 // past the picture's edge), lowering the confidence of the cards
-// involved.
+// involved. A doubt about a player's hand is the seats' it reaches
+// (doubtHand); a doubt about the dealer's is the round's.
 func (t *Tracker) settle(r *Round) {
+	laid := r.laid()
 	for _, s := range r.Seats {
 		for hi := range s.Hands {
-			r.Doubts = append(r.Doubts, r.settleHand(s.Seat, hi)...)
+			t.doubtHand(r, laid, s.Seat, hi, r.settleHand(s.Seat, hi)...)
 		}
 	}
 	for _, v := range r.Violations(t.rules) {
-		r.Doubts = append(r.Doubts, v.Text)
+		if v.Hand >= 0 {
+			t.doubtHand(r, laid, v.Seat, v.Hand, v.Text)
+		} else {
+			r.Doubts = append(r.Doubts, v.Text)
+		}
 		for _, p := range v.Cards {
 			if s, ok := r.Seen[p]; ok {
 				s.Confidence = min(s.Confidence, doubtfulRead)
@@ -343,6 +357,81 @@ func (t *Tracker) settle(r *Round) {
 			r.Doubts = append(r.Doubts, "a dealer card was never read")
 		}
 	}
+}
+
+// laid returns where the round's cards lie, by hand (the dealer's is seat
+// 0, hand -1), before settle takes any out.
+func (r Round) laid() map[game.Place][]calibration.Point {
+	out := map[game.Place][]calibration.Point{}
+	for p, c := range r.Cards() {
+		h := game.Place{Seat: p.Seat, Hand: p.Hand}
+		out[h] = append(out[h], c.At)
+	}
+	return out
+}
+
+// doubtReach, in HandMM, is how near another hand's card must lie to a
+// doubtful hand's cards for the doubt to bear on it too. A card missing
+// from a hand, or taken out of it, may lie counted in another: a card
+// joins any hand whose last card lies within HandMM of it (placePlayer),
+// and it was dealt within HandMM of its own hand's last card, so the two
+// hands' cards lie within twice HandMM; the third allows for a card
+// pushed as the next is dealt.
+const doubtReach = 3
+
+// doubtHand records doubts about hand hi of seat n, laid out as laid
+// says. They bear on seat n's wagers and on those of every seat with a
+// card within doubtReach of one of the hand's cards; a dealer's card
+// within reach makes them the round's.
+func (t *Tracker) doubtHand(r *Round, laid map[game.Place][]calibration.Point, n, hi int, doubts ...string) {
+	if len(doubts) == 0 {
+		return
+	}
+	reach := doubtReach * t.cfg.HandMM
+	near := func(h game.Place) bool {
+		for _, a := range laid[game.Place{Seat: n, Hand: hi}] {
+			for _, b := range laid[h] {
+				if math.Hypot(a.X-b.X, a.Y-b.Y) <= reach {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if near(game.Place{Hand: -1}) {
+		r.Doubts = append(r.Doubts, doubts...)
+		return
+	}
+	if r.SeatDoubts == nil {
+		r.SeatDoubts = map[int][]string{}
+	}
+	for _, s := range r.Seats {
+		reached := s.Seat == n
+		for h := range s.Hands {
+			reached = reached || near(game.Place{Seat: s.Seat, Hand: h})
+		}
+		if reached {
+			r.SeatDoubts[s.Seat] = append(r.SeatDoubts[s.Seat], doubts...)
+		}
+	}
+}
+
+// DoubtsAt returns the doubts that bear on seat n's wagers: the round's
+// and the seat's. Seat 0, for what is no one seat's (the progressive
+// meter, the round itself), gets every doubt of the round.
+func (r Round) DoubtsAt(n int) []string {
+	out := slices.Clone(r.Doubts)
+	for _, s := range r.Seats {
+		if n != 0 && s.Seat != n {
+			continue
+		}
+		for _, d := range r.SeatDoubts[s.Seat] {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // settleHand drops the misreads hand hi of seat n could not take, marks a

@@ -1,6 +1,7 @@
 package tracker
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,7 +146,7 @@ func TestSettleDoubts(t *testing.T) {
 				r.setHandCards(1, hi, h.cards)
 			}
 			tr.settle(&r)
-			got := strings.Join(r.Doubts, "; ")
+			got := strings.Join(r.DoubtsAt(0), "; ")
 			if got != tt.doubt {
 				t.Errorf("doubts %q, want %q", got, tt.doubt)
 			}
@@ -162,6 +163,70 @@ func TestSettleDoubts(t *testing.T) {
 			}
 			if tt.doubt != "" && !tt.low && !dealerLow {
 				t.Errorf("the dealer's cards not lowered to doubtful")
+			}
+		})
+	}
+}
+
+// TestDoubtReach checks which wagers a doubt about a hand bears on: seat
+// 1's hand of one card (its second was never seen, or lies counted in a
+// hand beside it) puts in doubt the seat's own wagers, a seat whose cards
+// lie within three times HandMM (150 mm) of its card, and, where the
+// dealer's row lies that close, the whole round.
+func TestDoubtReach(t *testing.T) {
+	at := func(s string, x, y float64) Card {
+		return Card{Card: cards.MustParse(s), Sighting: Sighting{Confidence: 0.95, At: calibration.Point{X: x, Y: y}}}
+	}
+	const why = "seat 1 hand 0: 1 card(s), but every hand takes two"
+	tests := []struct {
+		name   string
+		seat2  []Card
+		seat3  []Card
+		dealer []Card
+		round  bool  // the doubt is the round's
+		seats  []int // the seats whose wagers it bears on
+	}{
+		{"seats apart", []Card{at("9C", 300, 600), at("7D", 320, 600)}, []Card{at("KS", 600, 600), at("4H", 620, 600)},
+			[]Card{at("5C", 0, 0), at("QD", 20, 0), at("2D", 40, 0)}, false, []int{1}},
+		{"seat 2's last card 140 mm away", []Card{at("9C", 160, 600), at("7D", 140, 600)}, []Card{at("KS", 600, 600), at("4H", 620, 600)},
+			[]Card{at("5C", 0, 0), at("QD", 20, 0), at("2D", 40, 0)}, false, []int{1, 2}},
+		{"seat 2's nearest card 160 mm away", []Card{at("9C", 160, 600), at("7D", 180, 600)}, []Card{at("KS", 600, 600), at("4H", 620, 600)},
+			[]Card{at("5C", 0, 0), at("QD", 20, 0), at("2D", 40, 0)}, false, []int{1}},
+		{"the dealer's row beside it", []Card{at("9C", 300, 600), at("7D", 320, 600)}, []Card{at("KS", 600, 600), at("4H", 620, 600)},
+			[]Card{at("5C", 0, 500), at("QD", 20, 500), at("2D", 40, 500)}, true, []int{1, 2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := New(DefaultConfig(25), nil, game.DefaultRules())
+			r := Round{Round: game.Round{Seats: []game.Seat{{Seat: 1, Hands: []game.Hand{{SplitFrom: -1}}}, {Seat: 2, Hands: []game.Hand{{SplitFrom: -1}}}, {Seat: 3, Hands: []game.Hand{{SplitFrom: -1}}}}}}
+			r.setHandCards(0, -1, tt.dealer)
+			r.setHandCards(1, 0, []Card{at("TS", 0, 600)})
+			r.setHandCards(2, 0, tt.seat2)
+			r.setHandCards(3, 0, tt.seat3)
+			tr.settle(&r)
+			if got := slices.Contains(r.Doubts, why); got != tt.round {
+				t.Errorf("the round's doubts %q hold it: %v, want %v", r.Doubts, got, tt.round)
+			}
+			var seats []int
+			for n := 1; n <= 3; n++ {
+				if slices.Contains(r.DoubtsAt(n), why) {
+					seats = append(seats, n)
+				}
+			}
+			if !slices.Equal(seats, tt.seats) {
+				t.Errorf("it bears on seats %v, want %v (seat doubts %v)", seats, tt.seats, r.SeatDoubts)
+			}
+			if all := r.DoubtsAt(0); !slices.Equal(all, []string{why}) {
+				t.Errorf("every doubt: %q, want it once", all)
+			}
+			rec := r.Record()
+			if got := rec.DoubtsAt(0); !slices.Equal(got, []string{why}) {
+				t.Errorf("the record's doubts: %q, want it once", got)
+			}
+			for _, n := range []int{1, 2, 3} {
+				if got, want := rec.DoubtsAt(n), r.DoubtsAt(n); !slices.Equal(got, want) {
+					t.Errorf("the record's doubts at seat %d: %q, want %q", n, got, want)
+				}
 			}
 		})
 	}

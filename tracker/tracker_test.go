@@ -182,7 +182,7 @@ func replay(tb testing.TB, cfg script.Config, controlled bool, d degrade) run {
 		if reflect.DeepEqual(g, w) {
 			out.exact++
 		} else {
-			out.mistake = append(out.mistake, fmt.Sprintf("round %s:\n got  %s\n want %s\n doubts %v", want.ID, describe(g), describe(w), got[i].Doubts))
+			out.mistake = append(out.mistake, fmt.Sprintf("round %s:\n got  %s\n want %s\n doubts %v", want.ID, describe(g), describe(w), got[i].DoubtsAt(0)))
 		}
 	}
 	if len(got) != len(s.Rounds) {
@@ -414,7 +414,7 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 				hands[s.Seat] = strings.Join(hs, ", ")
 			}
 			if hands[3] != tt.seat3 || hands[4] != tt.seat4 {
-				t.Errorf("seat 3: %s\nseat 4: %s\nwant %s\nand  %s (doubts %q)", hands[3], hands[4], tt.seat3, tt.seat4, r.Doubts)
+				t.Errorf("seat 3: %s\nseat 4: %s\nwant %s\nand  %s (doubts %q)", hands[3], hands[4], tt.seat3, tt.seat4, r.DoubtsAt(0))
 			}
 		})
 	}

@@ -65,7 +65,7 @@ func TestUnreadCard(t *testing.T) {
 			if got := strings.Join(dealer, " "); got != tt.wantDealer {
 				t.Errorf("dealer: %s, want %s", got, tt.wantDealer)
 			}
-			if got := strings.Join(r.Doubts, "; "); got != tt.wantDoubt {
+			if got := strings.Join(r.DoubtsAt(0), "; "); got != tt.wantDoubt {
 				t.Errorf("doubts %q, want %q", got, tt.wantDoubt)
 			}
 			o, err := evaluator.Evaluate(r.Round, game.DefaultRules(), evaluator.Wager{Seat: 4, Bet: evaluator.TwentyOnePlusThree, Amount: 5}, evaluator.DefaultPayTables(), 1000)

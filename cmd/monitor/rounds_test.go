@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"bjmonitor/internal/mqtttest"
+	"bjmonitor/roundrecord"
 )
 
 // cleanSeverities returns the alerts of a clean run of a sample, id →
@@ -66,7 +67,6 @@ func receive(t *testing.T, msgs []mqtttest.Message) received {
 		var rec struct {
 			ID, Round, Severity, Kind string
 			Seats                     []json.RawMessage
-			Doubts                    []string
 		}
 		if err := json.Unmarshal([]byte(m.Payload), &rec); err != nil {
 			t.Fatalf("%s record: %v: %.200s", kind, err, m.Payload)
@@ -84,7 +84,11 @@ func receive(t *testing.T, msgs []mqtttest.Message) received {
 				t.Errorf("round %q published with no seats", rec.Round)
 			}
 			r.rounds = append(r.rounds, rec.Round)
-			r.doubts[rec.Round] = rec.Doubts
+			full, err := roundrecord.Parse([]byte(m.Payload))
+			if err != nil {
+				t.Fatalf("round record: %v: %.200s", err, m.Payload)
+			}
+			r.doubts[rec.Round] = full.DoubtsAt(0)
 		}
 	}
 	return r

@@ -83,8 +83,8 @@ func TestReplayUnreadCard(t *testing.T) {
 				if hand := firstHand(rec, tt.seat); hand != tt.want {
 					t.Errorf("round %s seat %d: hand %q, want %q", rec.ID, tt.seat, hand, tt.want)
 				}
-				if doubt := strings.Contains(strings.Join(rec.Doubts, "; "), "never read"); doubt != tt.review {
-					t.Errorf("round %s: doubts %q, want one for an unread card: %v", rec.ID, rec.Doubts, tt.review)
+				if doubt := strings.Contains(strings.Join(rec.DoubtsAt(tt.seat), "; "), "never read"); doubt != tt.review {
+					t.Errorf("round %s: doubts at seat %d %q, want one for an unread card: %v", rec.ID, tt.seat, rec.DoubtsAt(tt.seat), tt.review)
 				}
 			}
 			for _, a := range found {
