@@ -145,8 +145,10 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 	e := sortEntries(entries)
 	wagers, paid, paidOrder, awards, meterReading := e.wagers, e.paid, e.paidOrder, e.awards, e.meter
 	var out []Alert
+	// An alert is for review where a doubt of the round bears on its
+	// seat; one of no seat (the meter's) takes every doubt.
 	raise := func(a Alert, lowConf bool) {
-		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsAt(0)) > 0)
+		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsAt(a.Seat)) > 0)
 		out = append(out, a)
 	}
 
@@ -171,8 +173,12 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 			continue
 		}
 		reads, low := rc.reads(r, o)
-		raiseHere := raise
-		if low && rc.settled(r, w, o) {
+		// A doubt about which cards lie where (a card not counted, a
+		// card that may be missing) is not settled by trying every card
+		// in a doubtful one's place: an alert it bears on is for review.
+		doubted := len(doubtsOn(r, o)) > 0
+		raiseHere := func(a Alert, lowConf bool) { raise(a, lowConf || doubted) }
+		if low && !doubted && rc.settled(r, w, o) {
 			// The doubt changes nothing the alert says.
 			low = false
 			raiseHere = func(a Alert, lowConf bool) {
@@ -391,17 +397,11 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // judged again with each of them replaced by every card of the deck, up
 // to maxDoubtful of them at once, and every judgement gives the same
 // result, payout and award. An alert on such an outcome says the same
-// whichever card the doubtful one is, so it need not wait for a person. A
-// round with doubts of its own (a card not counted, a card that may be
-// missing) is never settled so: those doubts are about which cards lie
-// where, not about what a card is. Nor is a card never read: it is a
-// gap, not a reading. A doubtful card known by its rank alone is tried
+// whichever card the doubtful one is, so it need not wait for a person.
+// A card never read is not tried: it is a gap, not a reading. A doubtful card known by its rank alone is tried
 // as every card of the deck, as a doubtful reading is. Call it before
 // the meter takes o's award.
 func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
-	if len(r.DoubtsAt(0)) > 0 {
-		return false
-	}
 	var doubtful []game.Place
 	for p, c := range r.Cards() {
 		if (p.Hand >= 0 && p.Seat != w.Seat) || c.Confidence >= rc.cfg.MinConfidence {
@@ -422,6 +422,17 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 		return err == nil && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
 	}
 	return r.Round.ForAll(doubtful, func(game.Place) []cards.Card { return deck }, same)
+}
+
+// doubtsOn returns the doubts of round r that bear on outcome o: those
+// at its seat (tracker.Round.DoubtsAt), or, for a share of the
+// progressive meter, every doubt of the round, since a share is worth
+// what the awards judged before it left of the meter, at any seat.
+func doubtsOn(r tracker.Round, o evaluator.Outcome) []string {
+	if o.MeterShare > 0 {
+		return r.DoubtsAt(0)
+	}
+	return r.DoubtsAt(o.Seat)
 }
 
 // maxDoubtful is how many doubtful cards settled tries at once: two make

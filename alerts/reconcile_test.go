@@ -239,6 +239,57 @@ func TestDoubtSettled(t *testing.T) {
 	}
 }
 
+// TestSeatDoubts checks which alerts a doubt sends for review: a doubt
+// of the round, every alert; a doubt at a seat (tracker.Round.SeatDoubts),
+// the alerts of that seat alone, but for a share of the Blazing 7's meter,
+// which every doubt bears on (an award judged before it, at any seat,
+// takes from the meter). Seat 1 and seat 3 each hold a 21+3 loser paid
+// $45; seat 3's 7♥ 7♥ 7♥ takes a share of the meter, and is paid nothing.
+func TestSeatDoubts(t *testing.T) {
+	const why = "seat 1 hand 0: 1 card(s), but every hand takes two"
+	ev := func(typ string, seat int, bet string, amount float64) controller.Event {
+		return controller.Event{Type: typ, Round: "7", Seat: seat, Bet: bet, Amount: amount}
+	}
+	losers := []controller.Event{ev("wager", 1, "21+3", 5), ev("payout", 1, "21+3", 45), ev("wager", 3, "21+3", 5), ev("payout", 3, "21+3", 45)}
+	tests := []struct {
+		name    string
+		hand3   string
+		entries []controller.Event
+		round   []string
+		seats   map[int][]string
+		want    []string // each alert's seat, bet and severity
+	}{
+		{"no doubt", "9H KS", losers, nil, nil, []string{"1 21+3 mismatch", "3 21+3 mismatch"}},
+		{"a doubt of the round", "9H KS", losers, []string{"the dealer stopped on 15"}, nil, []string{"1 21+3 review", "3 21+3 review"}},
+		{"a doubt at seat 1", "9H KS", losers, nil, map[int][]string{1: {why}}, []string{"1 21+3 review", "3 21+3 mismatch"}},
+		{"a doubt at seat 1 that reaches seat 3", "9H KS", losers, nil, map[int][]string{1: {why}, 3: {why}}, []string{"1 21+3 review", "3 21+3 review"}},
+		{"a share of the meter, unpaid, a doubt at seat 1", "7H 7H 7H", []controller.Event{ev("wager", 3, "blazing7s", 1)},
+			nil, map[int][]string{1: {why}}, []string{"3 blazing7s review"}},
+		{"a share of the meter, unpaid, no doubt", "7H 7H 7H", []controller.Event{ev("wager", 3, "blazing7s", 1)},
+			nil, nil, []string{"3 blazing7s mismatch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := game.Round{ID: "7", Dealer: game.Dealer{Cards: mustCards(t, "2C QD 7S")}, Seats: []game.Seat{
+				{Seat: 1, Hands: []game.Hand{{Cards: mustCards(t, "9D KC"), SplitFrom: -1}}},
+				{Seat: 3, Hands: []game.Hand{{Cards: mustCards(t, tt.hand3), SplitFrom: -1}}},
+			}}
+			r := asRead(g, 0.99)
+			r.Doubts, r.SeatDoubts = tt.round, tt.seats
+			meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+			rec := NewReconciler(Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()}, meter)
+			_, found := rec.Round(r, tt.entries)
+			var got []string
+			for _, a := range found {
+				got = append(got, fmt.Sprintf("%d %s %s", a.Seat, a.Bet, a.Severity))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("alerts %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRankOnly: a card known by its rank alone (its pips counted, its
 // index unread; "8?") judges the bets its suit cannot change, as surely
 // as it was counted, and leaves unjudged those it could.

@@ -39,8 +39,9 @@ func (b blankReader) Classify(crops []gocv.Mat) ([]classify.Result, error) {
 
 // TestReplayUnreadCard replays the Free Bet sample with a reader that
 // cannot read one card: that card stays in its hand, in its place, as an
-// unread card ("??"); every alert of its round goes out for review; no
-// alert is a false mismatch; and the other round is rebuilt exactly. A
+// unread card ("??"); every alert of its seat goes out for review (and
+// those of any seat whose cards lie within reach of it); no alert is a
+// false mismatch; and the other round is rebuilt exactly. A
 // number card whose pips are counted (vision.count_pips, the default) is
 // known by its rank alone ("5?"): it raises no doubt, and its round's
 // alerts stand as surely as its cards were read, every injected error
@@ -57,7 +58,7 @@ func TestReplayUnreadCard(t *testing.T) {
 		round  string
 		seat   int
 		want   string // the seat's first hand
-		review bool   // the round's alerts all for review, for a card never read
+		review bool   // the seat's alerts for review, for a card never read
 	}{
 		{"a hand's second card, over its first (QD, round 1001, seat 2)", cards.Queen, false, "1001", 2, "2H ?? 4H 8H", true},
 		{"a hand's first card, alone until the second came (5D, round 1000, seat 4)", cards.Five, true, "1000", 4, "?? 6C 2C", true},
@@ -88,7 +89,7 @@ func TestReplayUnreadCard(t *testing.T) {
 				}
 			}
 			for _, a := range found {
-				if tt.review && a.Round == tt.round && a.Severity != alerts.Review {
+				if tt.review && a.Round == tt.round && a.Seat == tt.seat && a.Severity != alerts.Review {
 					t.Errorf("round %s: alert seat %d %s %s is %s, want review", a.Round, a.Seat, a.Bet, a.Kind, a.Severity)
 				}
 			}
