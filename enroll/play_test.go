@@ -23,7 +23,7 @@ import (
 
 var (
 	thresholds = flag.Bool("thresholds", false, "measure the template matches on every gnome deck and print how MatchOptions' thresholds were chosen")
-	onlyDecks  = flag.String("decks", "", "with -thresholds, only these decks (comma-separated): gnome decks, or procedural ones (proc:N, designs in font families held out of training; they need scripts/setup-training)")
+	onlyDecks  = flag.String("decks", "", "with -thresholds, only these decks (comma-separated): gnome decks, or procedural ones (proc:N, designs in font families held out of training; they need scripts/setup-fonts)")
 )
 
 // playCrop is an index corner of a card dealt in play, cut where the

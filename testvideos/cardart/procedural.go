@@ -16,29 +16,51 @@ import (
 )
 
 // ProceduralPrefix names procedural decks: "proc:7" is the deck that
-// cardface draws from seed 7, in a font of a family held out of training
-// (cardface.HeldOutFamily). Any seed is a deck no model saw, so clips of
-// them measure recognition on unseen designs without spending the KDE
-// acceptance decks. They need the font packages of scripts/setup-training.
+// cardface draws from seed 7, in one of heldOutFaces. Any seed is a deck
+// no model saw, so clips of them measure recognition on unseen designs
+// without spending the KDE acceptance decks. They need the font packages
+// of scripts/setup-fonts.
 const ProceduralPrefix = "proc:"
 
 // procSeedSalt keeps the designs of procedural decks apart from those
 // gendata draws from the same small seeds.
 const procSeedSalt = 0xdec5
 
+// heldOutFaces are the faces procedural decks are drawn in, in the order
+// a deck's seed picks from: every face of a family held out of training
+// (cardface.HeldOutFamily) that the font packages of scripts/setup-fonts
+// install on Debian 12. A face installed besides is never drawn, and a
+// face missing is an error, not a deck drawn in another: proc:7 is the
+// same deck on every machine, or none.
+var heldOutFaces = []string{
+	"Anonymous Pro B", "CharisSIL-Bold", "CharisSIL-Regular",
+	"DejaVuSans", "DejaVuSans-Bold", "DejaVuSerif", "DejaVuSerif-Bold",
+	"FreeMono", "FreeSansBold", "FreeSerifBold",
+	"LiberationSans-Bold", "LiberationSans-Regular", "LiberationSerif-Bold", "LiberationSerif-Regular",
+	"OldStandard-Bold", "OldStandard-Regular", "Prociono", "RadisSans-medium",
+	"RobotoCondensed-Bold", "RobotoCondensed-Medium", "RobotoCondensed-Regular", "STIXMath-Regular",
+}
+
 var heldOutFonts = sync.OnceValues(func() ([]*cardface.Font, error) {
 	all, err := cardface.LoadFonts(cardface.DefaultFontDirs...)
 	if err != nil {
 		return nil, err
 	}
-	var out []*cardface.Font
+	byName := map[string]*cardface.Font{}
 	for _, f := range all {
-		if cardface.HeldOutFamily(f.Family()) {
+		byName[f.Name] = f
+	}
+	var out []*cardface.Font
+	var missing []string
+	for _, name := range heldOutFaces {
+		if f, ok := byName[name]; ok {
 			out = append(out, f)
+		} else {
+			missing = append(missing, name)
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no font of a held-out family installed (run scripts/setup-training)")
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("procedural decks are drawn in %d faces; %d are not installed (%s): run scripts/setup-fonts", len(heldOutFaces), len(missing), strings.Join(missing, ", "))
 	}
 	return out, nil
 })
@@ -77,14 +99,22 @@ func ProceduralStyle(name string) (cardface.Style, error) {
 }
 
 // ensureProceduralRendered is ensureRendered for a procedural deck.
+// Its cache folder names the face as well as the deck, so faces drawn in
+// another face (fonts installed since) are never taken for it.
 func (a *Art) ensureProceduralRendered(deck string) (string, error) {
-	final := a.cacheDir(strings.Replace(deck, ":", "-", 1))
-	if complete(final) {
-		return final, nil
-	}
 	st, err := ProceduralStyle(deck)
 	if err != nil {
 		return "", err
+	}
+	face := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '_'
+	}, st.FontName())
+	final := a.cacheDir(strings.Replace(deck, ":", "-", 1) + "-" + face)
+	if complete(final) {
+		return final, nil
 	}
 	return renderInto(final, deck, func(tmp string) error { return a.drawDeck(st, tmp) })
 }

@@ -2,6 +2,7 @@ package cardart
 
 import (
 	"image"
+	"path/filepath"
 	"testing"
 
 	"bjmonitor/cards"
@@ -12,7 +13,7 @@ import (
 
 func TestProceduralDeck(t *testing.T) {
 	if _, err := heldOutFonts(); err != nil {
-		t.Skipf("procedural decks need the fonts of scripts/setup-training: %v", err)
+		t.Skipf("procedural decks need the fonts of scripts/setup-fonts: %v", err)
 	}
 	a := newArt(t, 90, 126)
 	st, err := ProceduralStyle("proc:3")
@@ -48,6 +49,11 @@ func TestProceduralDeck(t *testing.T) {
 			t.Errorf("proc:3 %s: %+v, want an opaque light card with red ink %v", tt.card, s, tt.red)
 		}
 	}
+	// The faces are cached under the deck's face, not its name alone:
+	// faces drawn while other fonts were installed are not proc:3's.
+	if dirs, _ := filepath.Glob(filepath.Join(a.opt.CacheDir, "proc-3*")); len(dirs) != 1 || filepath.Base(dirs[0]) != "proc-3-OldStandard-Regular" {
+		t.Errorf("proc:3 cached in %q, want one folder proc-3-OldStandard-Regular", dirs)
+	}
 	if diff := gocv.Norm(face("proc:3", "7S"), gocv.NormL1) - gocv.Norm(face("proc:4", "7S"), gocv.NormL1); diff == 0 {
 		t.Error("proc:3 and proc:4 draw the same 7S; want two designs")
 	}
@@ -81,6 +87,24 @@ func TestProceduralDeck(t *testing.T) {
 	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu"} {
 		if _, err := a.Face(bad, cards.MustParse("AS")); err == nil {
 			t.Errorf("Face(%q) = nil error, want an unknown deck", bad)
+		}
+	}
+}
+
+// TestHeldOutFaces: every face a procedural deck may be drawn in is of a
+// family held out of training, so no procedural deck prints its index in
+// a face the model trained on.
+func TestHeldOutFaces(t *testing.T) {
+	fonts, err := heldOutFonts()
+	if err != nil {
+		t.Skipf("procedural decks need the fonts of scripts/setup-fonts: %v", err)
+	}
+	if len(fonts) != len(heldOutFaces) {
+		t.Fatalf("%d faces loaded, want %d", len(fonts), len(heldOutFaces))
+	}
+	for i, f := range fonts {
+		if f.Name != heldOutFaces[i] || !cardface.HeldOutFamily(f.Family()) {
+			t.Errorf("face %d: %s (family %q, held out: %v), want %s of a held-out family", i, f.Name, f.Family(), cardface.HeldOutFamily(f.Family()), heldOutFaces[i])
 		}
 	}
 }

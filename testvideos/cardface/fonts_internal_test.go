@@ -48,7 +48,7 @@ func TestFontWithSwappedSuits(t *testing.T) {
 	}{{"FreeSerif.ttf", true}, {"FreeSerifBold.ttf", false}} {
 		src, err := os.ReadFile(dir + tc.file)
 		if err != nil {
-			t.Skipf("%v (Debian's fonts-freefont-ttf, scripts/setup-training)", err)
+			t.Skipf("%v (Debian's fonts-freefont-ttf, scripts/setup-fonts)", err)
 		}
 		f, err := ParseFont(tc.file, src)
 		if err != nil {
