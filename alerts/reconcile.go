@@ -398,9 +398,10 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // to maxDoubtful of them at once, and every judgement gives the same
 // result, payout and award. An alert on such an outcome says the same
 // whichever card the doubtful one is, so it need not wait for a person.
-// A card never read is not tried: it is a gap, not a reading. A doubtful card known by its rank alone is tried
-// as every card of the deck, as a doubtful reading is. Call it before
-// the meter takes o's award.
+// A card never read is not tried: it is a gap, not a reading. A doubtful
+// card known by its rank alone is tried as every card of the deck, as a
+// doubtful reading is. Call it only for an outcome no doubt of the round
+// bears on (doubtsOn), and before the meter takes o's award.
 func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
 	var doubtful []game.Place
 	for p, c := range r.Cards() {
