@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -192,6 +193,10 @@ type alertData struct {
 	SnapshotExpired, ClipExpired time.Time
 	Resolutions                  []string
 	Problem                      string
+	// Doubts are the round record's doubts at the alert's seat (the
+	// round's own, and its seat's), or all of them for an alert of no
+	// seat; OtherDoubts are those written at other seats only.
+	Doubts, OtherDoubts []string
 }
 
 func (s *Server) alertPage(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -212,6 +217,12 @@ func (s *Server) showAlert(w http.ResponseWriter, r *http.Request, v *visitor, i
 	if rd, err := s.store.Round(ctx, a.Table, a.Round); err == nil {
 		if rec, err := roundrecord.Parse(rd.Body); err == nil {
 			d.Round = &rec
+			d.Doubts = rec.DoubtsAt(a.Seat)
+			for _, x := range rec.DoubtsAt(0) {
+				if !slices.Contains(d.Doubts, x) {
+					d.OtherDoubts = append(d.OtherDoubts, x)
+				}
+			}
 		}
 	}
 	outcomes, err1 := s.store.Outcomes(ctx, a.Table, a.Round)
