@@ -418,20 +418,14 @@ func (t *Tracker) doubtHand(r *Round, laid map[game.Place][]calibration.Point, n
 
 // DoubtsAt returns the doubts that bear on seat n's wagers: the round's
 // and the seat's. Seat 0, for what is no one seat's (the progressive
-// meter, the round itself), gets every doubt of the round.
+// meter, the round itself), gets every doubt of the round, each once.
+// It answers as the round record would (roundrecord.Record.DoubtsAt).
 func (r Round) DoubtsAt(n int) []string {
-	out := slices.Clone(r.Doubts)
+	rec := roundrecord.Record{Doubts: r.Doubts}
 	for _, s := range r.Seats {
-		if n != 0 && s.Seat != n {
-			continue
-		}
-		for _, d := range r.SeatDoubts[s.Seat] {
-			if !slices.Contains(out, d) {
-				out = append(out, d)
-			}
-		}
+		rec.Seats = append(rec.Seats, roundrecord.Seat{Seat: s.Seat, Doubts: r.SeatDoubts[s.Seat]})
 	}
-	return out
+	return rec.DoubtsAt(n)
 }
 
 // settleHand drops the misreads hand hi of seat n could not take, marks a
