@@ -145,6 +145,18 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 	cardPx := cardW * cardH * r * r
 	grey, greyOK := newGreyPicture(d.grid.grey, z.roi)
 	var corners []corner
+	lone := func(rect [4]image.Point, rc []corner) {
+		// A card on its own: its rectangle is sure even where an index
+		// or a pip printed close to the edge notches the outline, and
+		// the whole rectangle is paper: a pip reaching the edge would
+		// put a test point of bodyOnPaper in the notch, and the card
+		// go unseen.
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{rect[:]})
+		gocv.FillPoly(&z.filled, pv, white)
+		pv.Close()
+		corners = append(corners, rc...)
+		z.lone = append(z.lone, d.loneShape(z, rect))
+	}
 	for i := 0; i < contours.Size(); i++ {
 		c := contours.At(i)
 		a := gocv.ContourArea(c)
@@ -156,16 +168,7 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 			continue // paper, but no card
 		}
 		if rect, rc, ok := singleCard(rr, a, cardPx, r); ok {
-			// A card on its own: its rectangle is sure even where an index
-			// or a pip printed close to the edge notches the outline, and
-			// the whole rectangle is paper: a pip reaching the edge would
-			// put a test point of bodyOnPaper in the notch, and the card
-			// go unseen.
-			pv := gocv.NewPointsVectorFromPoints([][]image.Point{rect[:]})
-			gocv.FillPoly(&z.filled, pv, white)
-			pv.Close()
-			corners = append(corners, rc...)
-			z.lone = append(z.lone, d.loneShape(z, rect))
+			lone(rect, rc)
 			continue
 		}
 		var hidden *greyPicture // more than one card: look for hidden corners
