@@ -765,14 +765,16 @@ const sameCardMM = 10.0
 // a blob's outline are card corners (prepareZone). A card's area is
 // cardW×cardH.
 const (
-	minBlobCards  = 0.35   // cards' areas: a smaller blob is a chip or printing
-	maxBlobCards  = 20.0   // cards' areas: a larger blob is a sleeve across the felt
-	severalCards  = 1.3    // cards' areas: a larger blob is more than one card, with corners hidden inside it
-	outlineTolMM  = 0.8    // mm: how far the polygon of a blob's outline strays from the outline at most
-	cornerEdgeMM  = 7.0    // mm: the shortest straight edge that counts as a card's edge at a corner
-	cornerGapMM   = 14.0   // mm: the most outline (a corner's rounding) between a corner's two edges
-	cornerTurnDeg = 25.0   // degrees: how far off a right angle a corner's edges may meet
-	busySkinMM2   = 1500.0 // mm²: the skin in a zone that is the dealer's hand (a palm is some 7,000 mm²)
+	minBlobCards   = 0.35   // cards' areas: a smaller blob is a chip or printing, or a piece of a card's margin
+	minPieceCards  = 0.05   // cards' areas: a smaller blob is no piece of a card's margin
+	minMarginShare = 0.8    // the least share of a card's edge its margin covers where it is cut into pieces (marginCards)
+	maxBlobCards   = 20.0   // cards' areas: a larger blob is a sleeve across the felt
+	severalCards   = 1.3    // cards' areas: a larger blob is more than one card, with corners hidden inside it
+	outlineTolMM   = 0.8    // mm: how far the polygon of a blob's outline strays from the outline at most
+	cornerEdgeMM   = 7.0    // mm: the shortest straight edge that counts as a card's edge at a corner
+	cornerGapMM    = 14.0   // mm: the most outline (a corner's rounding) between a corner's two edges
+	cornerTurnDeg  = 25.0   // degrees: how far off a right angle a corner's edges may meet
+	busySkinMM2    = 1500.0 // mm²: the skin in a zone that is the dealer's hand (a palm is some 7,000 mm²)
 )
 
 // How index and back readings make cards (observe).

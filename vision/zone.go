@@ -138,13 +138,15 @@ func (z *zone) fillBlobs(contours gocv.PointsVector) {
 // blobCorners returns the card corners worth a crop on the outlines of
 // the zone's paper blobs (contours, in the zone's picture). A blob that is
 // one card on its own gives its rectangle's index corners, the whole
-// rectangle is filled in in z.filled, and the card goes in z.lone.
+// rectangle is filled in in z.filled, and the card goes in z.lone; so
+// does a card whose margin is cut into pieces (marginCards).
 func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 	r := d.opts.PxPerMM
 	z.lone = z.lone[:0]
 	cardPx := cardW * cardH * r * r
 	grey, greyOK := newGreyPicture(d.grid.grey, z.roi)
 	var corners []corner
+	var pieces []piece // blobs too small for a card
 	lone := func(rect [4]image.Point, rc []corner) {
 		// A card on its own: its rectangle is sure even where an index
 		// or a pip printed close to the edge notches the outline, and
@@ -160,12 +162,20 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 	for i := 0; i < contours.Size(); i++ {
 		c := contours.At(i)
 		a := gocv.ContourArea(c)
-		if a < minBlobCards*cardPx || a > maxBlobCards*cardPx {
-			continue // a chip, printing, or a sleeve across the felt
+		if a < minPieceCards*cardPx || a > maxBlobCards*cardPx {
+			continue // a speck, or a sleeve across the felt
 		}
 		rr := gocv.MinAreaRect(c)
 		if d.isMark(z, rr) {
 			continue // paper, but no card
+		}
+		if a < minBlobCards*cardPx {
+			// A chip, printing, or a piece of a card's margin: worth
+			// keeping where it fits inside a card.
+			if b := gocv.BoundingRect(c); max(b.Dx(), b.Dy()) <= int(maxCardBoxMM*r) {
+				pieces = append(pieces, piece{box: b, pts: c.ToPoints()})
+			}
+			continue
 		}
 		if rect, rc, ok := singleCard(rr, a, cardPx, r); ok {
 			lone(rect, rc)
@@ -177,7 +187,113 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 		}
 		corners = append(corners, outlineCorners(c, hidden, r)...)
 	}
+	for _, rc := range d.marginCards(z, pieces) {
+		lone(rc.rect, rc.corners)
+	}
 	return corners
+}
+
+// A card found by its margin alone (marginCards): its rectangle in the
+// zone's picture, and its index corners.
+type marginCard struct {
+	rect    [4]image.Point
+	corners []corner
+}
+
+// piece is a blob of paper too small for a card: its outline and the
+// upright rectangle around it, in the zone's picture.
+type piece struct {
+	box image.Rectangle
+	pts []image.Point
+}
+
+// maxCardBoxMM: the upright rectangle around a card, at any angle, is no
+// wider or taller than its diagonal (108 mm), with room for blur.
+const maxCardBoxMM = 1.12 * 108
+
+// marginCards returns the lone cards whose white margin an index or the
+// face art printed close to the edge cuts into pieces, each too small
+// for a card (a court card's frame reaching the edge beside its index):
+// one piece, or two together, whose smallest enclosing rectangle has a
+// card's sides, with paper along most of that rectangle's edge
+// (minMarginShare) and over enough of its face (minPaperShare), which a
+// line printed on the felt is not.
+func (d *Detector) marginCards(z *zone, pieces []piece) []marginCard {
+	r := d.opts.PxPerMM
+	cardPx := cardW * cardH * r * r
+	// The upright rectangle around a card is at least as wide and tall
+	// as its short side.
+	least, most := int(0.88*cardW*r), int(maxCardBoxMM*r)
+	var out []marginCard
+	used := make([]bool, len(pieces))
+	try := func(box image.Rectangle, pts ...[]image.Point) bool {
+		if min(box.Dx(), box.Dy()) < least || max(box.Dx(), box.Dy()) > most {
+			return false
+		}
+		pv := gocv.NewPointVectorFromPoints(slices.Concat(pts...))
+		rr := gocv.MinAreaRect(pv)
+		pv.Close()
+		rect, rc, ok := singleCard(rr, float64(rr.Width*rr.Height), cardPx, r)
+		if !ok || d.marginShare(z, rect) < minMarginShare || d.paperShare(z, d.loneShape(z, rect)) < minPaperShare {
+			return false
+		}
+		out = append(out, marginCard{rect: rect, corners: rc})
+		return true
+	}
+	for i, a := range pieces {
+		if used[i] {
+			continue
+		}
+		if try(a.box, a.pts) {
+			used[i] = true
+			continue
+		}
+		for j := i + 1; j < len(pieces); j++ {
+			b := pieces[j]
+			if !used[j] && try(a.box.Union(b.box), a.pts, b.pts) {
+				used[i], used[j] = true, true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// marginShare is the share of points along rect's edge (in the zone's
+// picture), a millimetre inside it, that lie on paper in the zone's
+// mask: a card's margin runs all round it, but for an index or a
+// court's frame that reaches the edge.
+func (d *Detector) marginShare(z *zone, rect [4]image.Point) float64 {
+	r := d.opts.PxPerMM
+	var c calibration.Point
+	for _, q := range rect {
+		c = c.Add(fromImage(q).Scale(0.25))
+	}
+	on, all := 0, 0
+	for i, q := range rect {
+		a, b := fromImage(q), fromImage(rect[(i+1)%4])
+		// A millimetre in towards the centre, and a rounded corner's
+		// length clear of each end.
+		a, b = a.Add(c.Sub(a).Unit().Scale(r)), b.Add(c.Sub(b).Unit().Scale(r))
+		side := b.Sub(a)
+		n := int(side.Len() / r) // a point a millimetre
+		for k := 0; k <= n; k++ {
+			along := float64(k) / float64(max(n, 1))
+			if along*side.Len() < 3*r || (1-along)*side.Len() < 3*r {
+				continue
+			}
+			p := a.Add(side.Scale(along))
+			x, y := int(p.X), int(p.Y)
+			all++
+			if x >= 0 && y >= 0 && x < z.mask.Cols() && y < z.mask.Rows() && z.mask.GetUCharAt(y, x) != 0 {
+				on++
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(on) / float64(all)
 }
 
 // outlineCorners returns the corners worth a crop on the outline c of a
