@@ -87,8 +87,8 @@ type Detector struct {
 	kernel  gocv.Mat
 	closed  bool
 	// paperGrow widens the paper mask by some 3 mm; bridge closes gaps of
-	// some 2.5 mm in it.
-	paperGrow, bridge gocv.Mat
+	// some 2.5 mm in it; seal, gaps of some 6 mm (fillBlobs).
+	paperGrow, bridge, seal gocv.Mat
 	grid              grid
 	lastRead          []*zone // the zones read by the last Detect
 	width             int
@@ -200,6 +200,7 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 		kernel:    openingKernel(),
 		paperGrow: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
 		bridge:    gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(int(2.5*opts.PxPerMM)|1, int(2.5*opts.PxPerMM)|1)),
+		seal:      gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
 		width:     t.ImageWidth, height: t.ImageHeight,
 	}
 	sw, sh := (d.width+7)/8, (d.height+7)/8
@@ -413,7 +414,7 @@ func (d *Detector) Close() error {
 	}
 	d.zones = nil
 	g := &d.grid
-	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge,
+	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge, &d.seal,
 		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin}, append(matPtrs(g.hsv), matPtrs(g.lit)...)...) {
 		if m.Ptr() != nil {
 			m.Close()

@@ -15,35 +15,44 @@ import (
 // TestMarginCutInPieces lays on the felt a card drawn here: a court
 // card's dark frame fills its face but for a white margin, wide on the
 // long sides where the indices stand, and a band of the frame runs out to
-// the edge on each long side, cutting the margin in two. Neither piece
-// is a card's size alone (a court card of KDE's standard deck, cut so by
-// its frame, went unseen until a second card covered it). The card is
-// found at every angle, read or not. The same outline printed on the felt
-// as a thin line, cut the same way, is no card.
+// the card's edge. Cut at two places, the margin falls in two pieces,
+// neither a card's size alone (a court card of KDE's standard deck, cut so
+// by its frame, went unseen until a second card covered it); cut at one,
+// it is one blob whose outline no longer closes round the card's face, so
+// that the face does not count as paper and no index read there stands.
+// The card is found at every angle, read or not. The same outline printed
+// on the felt as a thin line, cut at two places, is no card.
 func TestMarginCutInPieces(t *testing.T) {
 	st := loneCardStage(t, "")
 	clf := openReader(t)
-	const pxMM = 8 // the drawn face's pixels a mm
-	face := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(235, 240, 240, 0), 88*pxMM, 63*pxMM, gocv.MatTypeCV8UC3)
-	defer face.Close()
+	const pxMM = 8 // the drawn faces' pixels a mm
 	mm := func(x, y float64) image.Point { return image.Pt(int(x*pxMM), int(y*pxMM)) }
-	ink := color.RGBA{R: 70, G: 20, B: 30, A: 255}
-	gocv.Rectangle(&face, image.Rectangle{Min: mm(10, 5), Max: mm(53, 83)}, ink, 3*pxMM)
-	for _, y := range []float64{28, 60} { // the figure, mirrored
-		gocv.Ellipse(&face, mm(31.5, y), mm(9, 7), 0, 0, 360, ink, -1)
+	paper := color.RGBA{R: 235, G: 240, B: 240, A: 255}
+	court := func(margin float64, cuts int) gocv.Mat {
+		face := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(235, 240, 240, 0), 88*pxMM, 63*pxMM, gocv.MatTypeCV8UC3)
+		ink := color.RGBA{R: 70, G: 20, B: 30, A: 255}
+		gocv.Rectangle(&face, image.Rectangle{Min: mm(margin+1.5, margin-3.5), Max: mm(61.5-margin, 91.5-margin)}, ink, 3*pxMM)
+		for _, y := range []float64{28, 60} { // the figure, mirrored
+			gocv.Ellipse(&face, mm(31.5, y), mm(9, 7), 0, 0, 360, ink, -1)
+		}
+		gocv.Line(&face, mm(12, 78), mm(51, 10), ink, 3*pxMM)
+		gocv.Line(&face, mm(9, 44), mm(54, 44), ink, 3*pxMM)
+		gocv.Rectangle(&face, image.Rectangle{Min: mm(0, 30), Max: mm(margin+1, 34)}, ink, -1)
+		if cuts == 2 {
+			gocv.Rectangle(&face, image.Rectangle{Min: mm(62-margin, 54), Max: mm(63, 58)}, ink, -1)
+		}
+		gocv.PutTextWithParams(&face, "J", mm(2, 12), gocv.FontHersheySimplex, 2.2, ink, 12, gocv.LineAA, false)
+		return face
 	}
-	gocv.Line(&face, mm(12, 78), mm(51, 10), ink, 3*pxMM)
-	gocv.Line(&face, mm(9, 44), mm(54, 44), ink, 3*pxMM)
-	gocv.Rectangle(&face, image.Rectangle{Min: mm(0, 30), Max: mm(9, 34)}, ink, -1)
-	gocv.Rectangle(&face, image.Rectangle{Min: mm(54, 54), Max: mm(63, 58)}, ink, -1)
-	gocv.PutTextWithParams(&face, "J", mm(2, 12), gocv.FontHersheySimplex, 2.2, ink, 12, gocv.LineAA, false)
-	// The printed line: a card's outline 2 mm wide on the felt, cut the
-	// same way.
-	line := gocv.NewMatWithSize(face.Rows(), face.Cols(), gocv.MatTypeCV8UC3)
+	twoCuts, oneCut := court(8, 2), court(9.5, 1)
+	defer twoCuts.Close()
+	defer oneCut.Close()
+	// The printed line: a card's outline 2 mm wide on the felt, cut at two
+	// places; pure green leaves the felt showing.
+	line := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 255, 0, 0), 88*pxMM, 63*pxMM, gocv.MatTypeCV8UC3)
 	defer line.Close()
 	green := color.RGBA{G: 255}
-	line.SetTo(gocv.NewScalar(0, 255, 0, 0)) // green: the felt shows there
-	gocv.Rectangle(&line, image.Rectangle{Min: mm(1, 1), Max: mm(62, 87)}, color.RGBA{R: 235, G: 240, B: 240, A: 255}, 2*pxMM)
+	gocv.Rectangle(&line, image.Rectangle{Min: mm(1, 1), Max: mm(62, 87)}, paper, 2*pxMM)
 	gocv.Rectangle(&line, image.Rectangle{Min: mm(0, 30), Max: mm(4, 34)}, green, -1)
 	gocv.Rectangle(&line, image.Rectangle{Min: mm(59, 54), Max: mm(63, 58)}, green, -1)
 
@@ -55,7 +64,8 @@ func TestMarginCutInPieces(t *testing.T) {
 			art  gocv.Mat
 			card bool
 		}{
-			{"card", face, true},
+			{"margin in two pieces", twoCuts, true},
+			{"margin cut once", oneCut, true},
 			{"printed line", line, false},
 		} {
 			st.sc.SetCards(nil)

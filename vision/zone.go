@@ -72,7 +72,7 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	d.skinMask(z)
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
-	z.fillBlobs(contours)
+	d.fillBlobs(z, contours)
 	corners := d.blobCorners(z, contours)
 	skinPx := gocv.CountNonZero(z.skin)
 	z.busy = float64(skinPx) > busySkinMM2*r*r
@@ -123,15 +123,35 @@ func (z *zone) dropSkinBackground(grow gocv.Mat) {
 }
 
 // fillBlobs draws the paper blobs filled in into z.filled: where a card
-// lies, court figures and pips included.
-func (z *zone) fillBlobs(contours gocv.PointsVector) {
+// lies, court figures and pips included. An index or a court's frame
+// printed out to a card's edge cuts its margin, and the felt reaches
+// into the card there: round each blob that may be a card or a piece of
+// one, the blobs are filled in as d.seal closes such cuts too.
+func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
 		z.filled.Close()
 		z.filled = gocv.NewMatWithSize(z.mask.Rows(), z.mask.Cols(), gocv.MatTypeCV8U)
 	}
-	if contours.Size() > 0 {
-		gocv.DrawContours(&z.filled, contours, -1, white, -1)
+	if contours.Size() == 0 {
+		return
+	}
+	gocv.DrawContours(&z.filled, contours, -1, white, -1)
+	r := d.opts.PxPerMM
+	all := image.Rect(0, 0, z.mask.Cols(), z.mask.Rows())
+	for i := 0; i < contours.Size(); i++ {
+		c := contours.At(i)
+		if gocv.ContourArea(c) < minPieceCards*cardW*cardH*r*r {
+			continue
+		}
+		box := gocv.BoundingRect(c).Inset(-d.seal.Cols()).Intersect(all)
+		mask, filled := z.mask.Region(box), z.filled.Region(box)
+		gocv.MorphologyEx(mask, &z.grown, gocv.MorphClose, d.seal)
+		sealed := gocv.FindContours(z.grown, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+		gocv.DrawContours(&filled, sealed, -1, white, -1)
+		sealed.Close()
+		mask.Close()
+		filled.Close()
 	}
 }
 
