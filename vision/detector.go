@@ -89,11 +89,11 @@ type Detector struct {
 	// paperGrow widens the paper mask by some 3 mm; bridge closes gaps of
 	// some 2.5 mm in it; seal, gaps of some 6 mm (fillBlobs).
 	paperGrow, bridge, seal gocv.Mat
-	grid              grid
-	lastRead          []*zone // the zones read by the last Detect
-	width             int
-	height            int
-	stats             Stats
+	grid                    grid
+	lastRead                []*zone // the zones read by the last Detect
+	width                   int
+	height                  int
+	stats                   Stats
 }
 
 // Stats counts a detector's work since it was made: the monitor exports
