@@ -126,13 +126,15 @@ func (z *zone) dropSkinBackground(grow gocv.Mat) {
 // lies, court figures and pips included. An index or a court's frame
 // printed out to a card's edge cuts its margin, and the felt reaches
 // into the card there: round each blob that may be a card or a piece of
-// one, the blobs are filled in as d.seal closes such cuts too.
+// one, the blobs are filled in as d.seal closes such cuts too, and the
+// blob's outline so closed is kept in z.sealed (sealedCorners).
 func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
 		z.filled.Close()
 		z.filled = gocv.NewMatWithSize(z.mask.Rows(), z.mask.Cols(), gocv.MatTypeCV8U)
 	}
+	z.sealed = make([][]image.Point, contours.Size())
 	if contours.Size() == 0 {
 		return
 	}
@@ -141,7 +143,8 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
 	all := image.Rect(0, 0, z.mask.Cols(), z.mask.Rows())
 	for i := 0; i < contours.Size(); i++ {
 		c := contours.At(i)
-		if gocv.ContourArea(c) < minPieceCards*cardW*cardH*r*r {
+		a := gocv.ContourArea(c) / (cardW * cardH * r * r)
+		if a < minPieceCards {
 			continue
 		}
 		box := gocv.BoundingRect(c).Inset(-d.seal.Cols()).Intersect(all)
@@ -149,6 +152,23 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
 		gocv.MorphologyEx(mask, &z.grown, gocv.MorphClose, d.seal)
 		sealed := gocv.FindContours(z.grown, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 		gocv.DrawContours(&filled, sealed, -1, white, -1)
+		// The closed outline of a blob that may be more than one card
+		// (blobCorners looks at no other): the one round a point of its
+		// outline, unless it reaches the box's edge (closed onto a
+		// neighbour past the box).
+		inner := image.Rect(1, 1, box.Dx()-1, box.Dy()-1)
+		probe := c.At(0).Sub(box.Min)
+		for j := 0; j < sealed.Size() && a >= minBlobCards; j++ {
+			sc := sealed.At(j)
+			if (box == all || gocv.BoundingRect(sc).In(inner)) && gocv.PointPolygonTest(sc, probe, false) >= 0 {
+				pts := sc.ToPoints()
+				for k := range pts {
+					pts[k] = pts[k].Add(box.Min)
+				}
+				z.sealed[i] = pts
+				break
+			}
+		}
 		sealed.Close()
 		mask.Close()
 		filled.Close()
@@ -205,12 +225,57 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 		if a > severalCards*cardPx && greyOK {
 			hidden = &grey
 		}
-		corners = append(corners, outlineCorners(c, hidden, r)...)
+		found := outlineCorners(c, hidden, r)
+		corners = append(corners, found...)
+		corners = append(corners, d.sealedCorners(z.sealed[i], c, found)...)
 	}
 	for _, rc := range d.marginCards(z, pieces) {
 		lone(rc.rect, rc.corners)
 	}
 	return corners
+}
+
+// sealedCorners returns the corners of a blob's outline once d.seal has
+// closed the cuts an index printed out to a card's edge makes in it
+// (sealed, from fillBlobs; c is the outline as it is), those not within
+// 3 mm of one in have and whose edges run along c: such a cut takes the
+// corner's tip off the outline, and the index's own notch may hide the
+// rest.
+func (d *Detector) sealedCorners(sealed []image.Point, c gocv.PointVector, have []corner) []corner {
+	if len(sealed) == 0 {
+		return nil
+	}
+	r := d.opts.PxPerMM
+	pv := gocv.NewPointVectorFromPoints(sealed)
+	defer pv.Close()
+	raw := c.ToPoints()
+	var out []corner
+	for _, k := range outlineCorners(pv, nil, r) {
+		if !slices.ContainsFunc(have, func(h corner) bool { return h.P.Sub(k.P).Len() < 3*r }) && alongOutline(raw, k, r) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// alongOutline reports whether both edges of corner k run along the
+// outline poly as it is, within a millimetre, at 3 or more of 10 points
+// over their first 20 mm: the closing only bridged the cuts in a card's
+// edges. A corner the closing made where two cards' edges meet runs off
+// them.
+func alongOutline(poly []image.Point, k corner, r float64) bool {
+	for _, d := range [2]calibration.Point{k.U, k.V} {
+		on := 0
+		for t := 2.0; t <= 20; t += 2 {
+			if distToPoly(poly, k.P.Add(d.Scale(t*r))) <= r {
+				on++
+			}
+		}
+		if on < 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // A card found by its margin alone (marginCards): its rectangle in the
