@@ -54,7 +54,11 @@ func TestSealedCorners(t *testing.T) {
 			t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", p)
 		}
 	}
-	d.fillBlobs(z, contours)
+	areas := make([]float64, contours.Size())
+	for i := range areas {
+		areas[i] = gocv.ContourArea(contours.At(i)) / (cardW * cardH * r * r)
+	}
+	d.fillBlobs(z, contours, areas)
 	sealed := d.sealedCorners(z.sealed[pair], contours.At(pair), raw)
 	for _, p := range want {
 		if !near(sealed, p) {

@@ -72,8 +72,12 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	d.skinMask(z)
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
-	d.fillBlobs(z, contours)
-	corners := d.blobCorners(z, contours)
+	areas := make([]float64, contours.Size()) // each blob's, in cards' areas
+	for i := range areas {
+		areas[i] = gocv.ContourArea(contours.At(i)) / (cardW * cardH * r * r)
+	}
+	d.fillBlobs(z, contours, areas)
+	corners := d.blobCorners(z, contours, areas)
 	skinPx := gocv.CountNonZero(z.skin)
 	z.busy = float64(skinPx) > busySkinMM2*r*r
 	at, frames, near := d.placeCorners(z, corners)
@@ -127,8 +131,9 @@ func (z *zone) dropSkinBackground(grow gocv.Mat) {
 // printed out to a card's edge cuts its margin, and the felt reaches
 // into the card there: round each blob that may be a card or a piece of
 // one, the blobs are filled in as d.seal closes such cuts too, and the
-// blob's outline so closed is kept in z.sealed (sealedCorners).
-func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
+// blob's outline so closed is kept in z.sealed (sealedCorners). areas
+// are the blobs' areas, in cards'.
+func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, areas []float64) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
 		z.filled.Close()
@@ -139,11 +144,9 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
 		return
 	}
 	gocv.DrawContours(&z.filled, contours, -1, white, -1)
-	r := d.opts.PxPerMM
 	all := image.Rect(0, 0, z.mask.Cols(), z.mask.Rows())
-	for i := 0; i < contours.Size(); i++ {
+	for i, a := range areas {
 		c := contours.At(i)
-		a := gocv.ContourArea(c) / (cardW * cardH * r * r)
 		if a < minPieceCards {
 			continue
 		}
@@ -179,8 +182,9 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector) {
 // the zone's paper blobs (contours, in the zone's picture). A blob that is
 // one card on its own gives its rectangle's index corners, the whole
 // rectangle is filled in in z.filled, and the card goes in z.lone; so
-// does a card whose margin is cut into pieces (marginCards).
-func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
+// does a card whose margin is cut into pieces (marginCards). areas are
+// the blobs' areas, in cards'.
+func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector, areas []float64) []corner {
 	r := d.opts.PxPerMM
 	z.lone = z.lone[:0]
 	cardPx := cardW * cardH * r * r
@@ -199,9 +203,9 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector) []corner {
 		corners = append(corners, rc...)
 		z.lone = append(z.lone, d.loneShape(z, rect))
 	}
-	for i := 0; i < contours.Size(); i++ {
+	for i, cards := range areas {
 		c := contours.At(i)
-		a := gocv.ContourArea(c)
+		a := cards * cardPx
 		if a < minPieceCards*cardPx || a > maxBlobCards*cardPx {
 			continue // a speck, or a sleeve across the felt
 		}
@@ -308,7 +312,7 @@ func (d *Detector) marginCards(z *zone, pieces []piece) []marginCard {
 	cardPx := cardW * cardH * r * r
 	// The upright rectangle around a card is at least as wide and tall
 	// as its short side.
-	least, most := int(0.88*cardW*r), int(maxCardBoxMM*r)
+	least, most := int((1-cardSideTol)*cardW*r), int(maxCardBoxMM*r)
 	var out []marginCard
 	used := make([]bool, len(pieces))
 	try := func(box image.Rectangle, pts ...[]image.Point) bool {
@@ -610,6 +614,10 @@ func sameCorner(a, b corner) bool {
 	return a.P.Sub(b.P).Len() <= 1 && dot(a.U, b.U) >= 0.999 && dot(a.V, b.V) >= 0.999
 }
 
+// cardSideTol is how far a card's sides, measured from its outline, may
+// be from 63 × 88 mm, as a share of each.
+const cardSideTol = 0.12
+
 // singleCard reports whether a blob is one card: its area and the sides
 // of its smallest enclosing rectangle rr are a card's. It returns that
 // rectangle and the card's index corners.
@@ -628,7 +636,7 @@ func singleCard(rr gocv.RotatedRect, area, cardPx, r float64) ([4]image.Point, [
 	}
 	s1, s2 := p[1].Sub(p[0]).Len(), p[2].Sub(p[1]).Len()
 	short, long := math.Min(s1, s2), math.Max(s1, s2)
-	if math.Abs(short/r-cardW) > 0.12*cardW || math.Abs(long/r-cardH) > 0.12*cardH {
+	if math.Abs(short/r-cardW) > cardSideTol*cardW || math.Abs(long/r-cardH) > cardSideTol*cardH {
 		return rect, nil, false
 	}
 	var out []corner
