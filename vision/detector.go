@@ -157,11 +157,8 @@ type zone struct {
 	mask, skin gocv.Mat
 	skinBG     gocv.Mat // skin-coloured background
 	filled     gocv.Mat // the paper blobs, filled
-	// sealed holds each paper blob's outline once the cuts in a card's
-	// margin are closed (fillBlobs), by the blob's index; nil where none.
-	sealed [][]image.Point
-	obs    []Observation
-	cache  []cachedRead
+	obs        []Observation
+	cache      []cachedRead
 	// lone are the zone's lone cards' rectangles, shapes the cards its
 	// outlines show, read or not (cardShapes).
 	lone, shapes []cardShape

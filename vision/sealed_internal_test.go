@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
 )
 
 // TestSealedCorners draws a zone's paper mask (2 px a mm) of a card lying
@@ -14,7 +16,7 @@ import (
 // the outline closed over the cuts shows both.
 func TestSealedCorners(t *testing.T) {
 	const r = 2.0
-	d := &Detector{opts: Options{PxPerMM: r}}
+	d := &Detector{cal: &calibration.Calibration{Table: &calibration.Table{}}, opts: Options{PxPerMM: r}} // a table with no marks
 	d.seal = gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*r)|1, int(6*r)|1))
 	defer d.seal.Close()
 	z := &zone{mask: gocv.NewMatWithSize(300, 260, gocv.MatTypeCV8U), filled: gocv.NewMat(), grown: gocv.NewMat()}
@@ -54,12 +56,12 @@ func TestSealedCorners(t *testing.T) {
 			t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", p)
 		}
 	}
-	areas := make([]float64, contours.Size())
-	for i := range areas {
-		areas[i] = gocv.ContourArea(contours.At(i)) / (cardW * cardH * r * r)
+	blobs := d.blobs(z, contours)
+	if blobs[pair].kind != blobCards {
+		t.Fatalf("the pair's blob is of kind %d, want blobCards", blobs[pair].kind)
 	}
-	d.fillBlobs(z, contours, areas)
-	sealed := d.sealedCorners(z.sealed[pair], contours.At(pair), raw)
+	d.fillBlobs(z, contours, blobs)
+	sealed := d.sealedCorners(blobs[pair].sealed, contours.At(pair), raw)
 	for _, p := range want {
 		if !near(sealed, p) {
 			t.Errorf("no corner found at %v on the sealed outline (%d found)", p, len(sealed))

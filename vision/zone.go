@@ -72,12 +72,9 @@ func (d *Detector) prepareZone(frame gocv.Mat, z *zone) {
 	d.skinMask(z)
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
-	areas := make([]float64, contours.Size()) // each blob's, in cards' areas
-	for i := range areas {
-		areas[i] = gocv.ContourArea(contours.At(i)) / (cardW * cardH * r * r)
-	}
-	d.fillBlobs(z, contours, areas)
-	corners := d.blobCorners(z, contours, areas)
+	blobs := d.blobs(z, contours)
+	d.fillBlobs(z, contours, blobs)
+	corners := d.blobCorners(z, blobs)
 	skinPx := gocv.CountNonZero(z.skin)
 	z.busy = float64(skinPx) > busySkinMM2*r*r
 	at, frames, near := d.placeCorners(z, corners)
@@ -126,49 +123,107 @@ func (z *zone) dropSkinBackground(grow gocv.Mat) {
 	gocv.Subtract(z.skin, z.grown, &z.skin)
 }
 
+// blobKind is what a blob of the zone's paper mask may be.
+type blobKind int
+
+const (
+	blobSpeck  blobKind = iota // too small to be a piece of a card
+	blobSleeve                 // larger than any heap of cards: a sleeve across the felt
+	blobMark                   // a reference mark's quiet zone: paper, but no card
+	blobPiece                  // a chip, printing, or a piece of a card's margin
+	blobCard                   // one card on its own
+	blobCards                  // more than one card
+)
+
+// blob is one blob of the zone's paper mask.
+type blob struct {
+	c     gocv.PointVector // its outline in the zone's picture, the contours'
+	cards float64          // its area, in cards'
+	kind  blobKind
+	// A lone card's rectangle and index corners (singleCard).
+	rect    [4]image.Point
+	corners []corner
+	// sealed: the outline of blobCards once d.seal has closed the cuts
+	// in a card's margin (fillBlobs); nil where none.
+	sealed []image.Point
+}
+
+// blobs sorts the zone's paper blobs (contours, in the zone's picture)
+// by what they may be.
+func (d *Detector) blobs(z *zone, contours gocv.PointsVector) []blob {
+	r := d.opts.PxPerMM
+	cardPx := cardW * cardH * r * r
+	out := make([]blob, contours.Size())
+	for i := range out {
+		b := &out[i]
+		b.c = contours.At(i)
+		a := gocv.ContourArea(b.c)
+		b.cards = a / cardPx
+		if b.cards < minPieceCards {
+			b.kind = blobSpeck
+			continue
+		}
+		if b.cards > maxBlobCards {
+			b.kind = blobSleeve
+			continue
+		}
+		rr := gocv.MinAreaRect(b.c)
+		switch rect, rc, ok := singleCard(rr, a, cardPx, r); {
+		case d.isMark(z, rr):
+			b.kind = blobMark
+		case b.cards < minBlobCards:
+			b.kind = blobPiece
+		case ok:
+			b.kind, b.rect, b.corners = blobCard, rect, rc
+		default:
+			b.kind = blobCards
+		}
+	}
+	return out
+}
+
 // fillBlobs draws the paper blobs filled in into z.filled: where a card
 // lies, court figures and pips included. An index or a court's frame
 // printed out to a card's edge cuts its margin, and the felt reaches
 // into the card there: round each blob that may be a card or a piece of
 // one, the blobs are filled in as d.seal closes such cuts too, and the
-// blob's outline so closed is kept in z.sealed (sealedCorners). areas
-// are the blobs' areas, in cards'.
-func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, areas []float64) {
+// outline of a blob of several cards so closed is kept in its sealed
+// (sealedCorners). blobs are contours, sorted.
+func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
 		z.filled.Close()
 		z.filled = gocv.NewMatWithSize(z.mask.Rows(), z.mask.Cols(), gocv.MatTypeCV8U)
 	}
-	z.sealed = make([][]image.Point, contours.Size())
-	if contours.Size() == 0 {
+	if len(blobs) == 0 {
 		return
 	}
 	gocv.DrawContours(&z.filled, contours, -1, white, -1)
 	all := image.Rect(0, 0, z.mask.Cols(), z.mask.Rows())
-	for i, a := range areas {
-		c := contours.At(i)
-		if a < minPieceCards {
+	for i := range blobs {
+		b := &blobs[i]
+		if b.kind == blobSpeck {
 			continue
 		}
-		box := gocv.BoundingRect(c).Inset(-d.seal.Cols()).Intersect(all)
+		box := gocv.BoundingRect(b.c).Inset(-d.seal.Cols()).Intersect(all)
 		mask, filled := z.mask.Region(box), z.filled.Region(box)
 		gocv.MorphologyEx(mask, &z.grown, gocv.MorphClose, d.seal)
 		sealed := gocv.FindContours(z.grown, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 		gocv.DrawContours(&filled, sealed, -1, white, -1)
-		// The closed outline of a blob that may be more than one card
-		// (blobCorners looks at no other): the one round a point of its
-		// outline, unless it reaches the box's edge (closed onto a
-		// neighbour past the box).
+		// The closed outline of a blob of several cards (blobCorners
+		// looks at no other): the one round a point of its outline,
+		// unless it reaches the box's edge (closed onto a neighbour past
+		// the box).
 		inner := image.Rect(1, 1, box.Dx()-1, box.Dy()-1)
-		probe := c.At(0).Sub(box.Min)
-		for j := 0; j < sealed.Size() && a >= minBlobCards; j++ {
+		probe := b.c.At(0).Sub(box.Min)
+		for j := 0; j < sealed.Size() && b.kind == blobCards; j++ {
 			sc := sealed.At(j)
 			if (box == all || gocv.BoundingRect(sc).In(inner)) && gocv.PointPolygonTest(sc, probe, false) >= 0 {
 				pts := sc.ToPoints()
 				for k := range pts {
 					pts[k] = pts[k].Add(box.Min)
 				}
-				z.sealed[i] = pts
+				b.sealed = pts
 				break
 			}
 		}
@@ -179,15 +234,13 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, areas []float6
 }
 
 // blobCorners returns the card corners worth a crop on the outlines of
-// the zone's paper blobs (contours, in the zone's picture). A blob that is
-// one card on its own gives its rectangle's index corners, the whole
-// rectangle is filled in in z.filled, and the card goes in z.lone; so
-// does a card whose margin is cut into pieces (marginCards). areas are
-// the blobs' areas, in cards'.
-func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector, areas []float64) []corner {
+// the zone's paper blobs. A blob that is one card on its own gives its
+// rectangle's index corners, the whole rectangle is filled in in
+// z.filled, and the card goes in z.lone; so does a card whose margin is
+// cut into pieces (marginCards).
+func (d *Detector) blobCorners(z *zone, blobs []blob) []corner {
 	r := d.opts.PxPerMM
 	z.lone = z.lone[:0]
-	cardPx := cardW * cardH * r * r
 	grey, greyOK := newGreyPicture(d.grid.grey, z.roi)
 	var corners []corner
 	var pieces []piece // blobs too small for a card
@@ -203,35 +256,24 @@ func (d *Detector) blobCorners(z *zone, contours gocv.PointsVector, areas []floa
 		corners = append(corners, rc...)
 		z.lone = append(z.lone, d.loneShape(z, rect))
 	}
-	for i, cards := range areas {
-		c := contours.At(i)
-		a := cards * cardPx
-		if a < minPieceCards*cardPx || a > maxBlobCards*cardPx {
-			continue // a speck, or a sleeve across the felt
-		}
-		rr := gocv.MinAreaRect(c)
-		if d.isMark(z, rr) {
-			continue // paper, but no card
-		}
-		if a < minBlobCards*cardPx {
-			// A chip, printing, or a piece of a card's margin: worth
-			// keeping where it fits inside a card.
-			if b := gocv.BoundingRect(c); max(b.Dx(), b.Dy()) <= int(maxCardBoxMM*r) {
-				pieces = append(pieces, piece{box: b, pts: c.ToPoints()})
+	for _, b := range blobs {
+		switch b.kind {
+		case blobPiece:
+			// Worth keeping where it fits inside a card.
+			if box := gocv.BoundingRect(b.c); max(box.Dx(), box.Dy()) <= int(maxCardBoxMM*r) {
+				pieces = append(pieces, piece{box: box, pts: b.c.ToPoints()})
 			}
-			continue
+		case blobCard:
+			lone(b.rect, b.corners)
+		case blobCards:
+			var hidden *greyPicture // look for corners hidden inside it
+			if b.cards > severalCards && greyOK {
+				hidden = &grey
+			}
+			found := outlineCorners(b.c, hidden, r)
+			corners = append(corners, found...)
+			corners = append(corners, d.sealedCorners(b.sealed, b.c, found)...)
 		}
-		if rect, rc, ok := singleCard(rr, a, cardPx, r); ok {
-			lone(rect, rc)
-			continue
-		}
-		var hidden *greyPicture // more than one card: look for hidden corners
-		if a > severalCards*cardPx && greyOK {
-			hidden = &grey
-		}
-		found := outlineCorners(c, hidden, r)
-		corners = append(corners, found...)
-		corners = append(corners, d.sealedCorners(z.sealed[i], c, found)...)
 	}
 	for _, rc := range d.marginCards(z, pieces) {
 		lone(rc.rect, rc.corners)
@@ -252,10 +294,16 @@ func (d *Detector) sealedCorners(sealed []image.Point, c gocv.PointVector, have 
 	r := d.opts.PxPerMM
 	pv := gocv.NewPointVectorFromPoints(sealed)
 	defer pv.Close()
-	raw := c.ToPoints()
+	var raw []image.Point // c's points, taken once a corner needs them
 	var out []corner
 	for _, k := range outlineCorners(pv, nil, r) {
-		if !slices.ContainsFunc(have, func(h corner) bool { return h.P.Sub(k.P).Len() < 3*r }) && alongOutline(raw, k, r) {
+		if slices.ContainsFunc(have, func(h corner) bool { return h.P.Sub(k.P).Len() < 3*r }) {
+			continue
+		}
+		if raw == nil {
+			raw = c.ToPoints()
+		}
+		if alongOutline(raw, k, r) {
 			out = append(out, k)
 		}
 	}
