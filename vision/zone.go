@@ -185,10 +185,11 @@ func (d *Detector) blobs(z *zone, contours gocv.PointsVector) []blob {
 // fillBlobs draws the paper blobs filled in into z.filled: where a card
 // lies, court figures and pips included. An index or a court's frame
 // printed out to a card's edge cuts its margin, and the felt reaches
-// into the card there: round each blob that may be a card or a piece of
-// one, the blobs are filled in as d.seal closes such cuts too, and the
-// outline of a blob of several cards so closed is kept in its sealed
-// (sealedCorners). blobs are contours, sorted.
+// into the card there: round each blob of several cards, the blob is
+// filled in as d.seal closes such cuts too, and its outline so closed is
+// kept in its sealed (sealedCorners). A lone card, and one whose margin
+// is cut into pieces, are filled in whole by their rectangles
+// (blobCorners). blobs are contours, sorted.
 func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
@@ -202,7 +203,7 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) 
 	all := image.Rect(0, 0, z.mask.Cols(), z.mask.Rows())
 	for i := range blobs {
 		b := &blobs[i]
-		if b.kind == blobSpeck {
+		if b.kind != blobCards {
 			continue
 		}
 		box := gocv.BoundingRect(b.c).Inset(-d.seal.Cols()).Intersect(all)
@@ -210,13 +211,12 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) 
 		gocv.MorphologyEx(mask, &z.grown, gocv.MorphClose, d.seal)
 		sealed := gocv.FindContours(z.grown, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 		gocv.DrawContours(&filled, sealed, -1, white, -1)
-		// The closed outline of a blob of several cards (blobCorners
-		// looks at no other): the one round a point of its outline,
-		// unless it reaches the box's edge (closed onto a neighbour past
-		// the box).
+		// The closed outline: the one round a point of the blob's
+		// outline, unless it reaches the box's edge (closed onto a
+		// neighbour past the box).
 		inner := image.Rect(1, 1, box.Dx()-1, box.Dy()-1)
 		probe := b.c.At(0).Sub(box.Min)
-		for j := 0; j < sealed.Size() && b.kind == blobCards; j++ {
+		for j := range sealed.Size() {
 			sc := sealed.At(j)
 			if (box == all || gocv.BoundingRect(sc).In(inner)) && gocv.PointPolygonTest(sc, probe, false) >= 0 {
 				pts := sc.ToPoints()
