@@ -144,7 +144,8 @@ type blob struct {
 	rect    [4]image.Point
 	corners []corner
 	// sealed: the outline of blobCards once d.seal has closed the cuts
-	// in a card's margin (fillBlobs); nil where none.
+	// in a card's margin, as outlinePolygon gives it (fillBlobs); nil
+	// where none.
 	sealed []image.Point
 }
 
@@ -219,7 +220,7 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) 
 		for j := range sealed.Size() {
 			sc := sealed.At(j)
 			if (box == all || gocv.BoundingRect(sc).In(inner)) && gocv.PointPolygonTest(sc, probe, false) >= 0 {
-				pts := sc.ToPoints()
+				pts := outlinePolygon(sc, d.opts.PxPerMM)
 				for k := range pts {
 					pts[k] = pts[k].Add(box.Min)
 				}
@@ -292,11 +293,9 @@ func (d *Detector) sealedCorners(sealed []image.Point, c gocv.PointVector, have 
 		return nil
 	}
 	r := d.opts.PxPerMM
-	pv := gocv.NewPointVectorFromPoints(sealed)
-	defer pv.Close()
 	var raw []image.Point // c's points, taken once a corner needs them
 	var out []corner
-	for _, k := range outlineCorners(pv, nil, r) {
+	for _, k := range polygonOutlineCorners(sealed, nil, r) {
 		if slices.ContainsFunc(have, func(h corner) bool { return h.P.Sub(k.P).Len() < 3*r }) {
 			continue
 		}
@@ -440,9 +439,19 @@ func (d *Detector) marginShare(z *zone, rect [4]image.Point) float64 {
 // one card, also the corners hidden along its straight stretches, shown
 // by their cards' edges or by their indices alone.
 func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64) []corner {
+	return polygonOutlineCorners(outlinePolygon(c, r), grey, r)
+}
+
+// outlinePolygon is outline c (r pixels a mm) as the polygon whose
+// corners outlineCorners looks at.
+func outlinePolygon(c gocv.PointVector, r float64) []image.Point {
 	approx := gocv.ApproxPolyDP(c, outlineTolMM*r, true)
-	pts := approx.ToPoints()
-	approx.Close()
+	defer approx.Close()
+	return approx.ToPoints()
+}
+
+// polygonOutlineCorners is outlineCorners on an outline's polygon pts.
+func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64) []corner {
 	found := findCorners(pts, cornerEdgeMM*r, cornerGapMM*r, cornerTurnDeg)
 	found = append(found, notchedCorners(pts, found, r)...)
 	found = append(found, completedCorners(pts, found, r)...)
