@@ -89,10 +89,12 @@ func (a Alert) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(a))
 }
 
-// CardRead is a card an alert is based on, and how sure its reading is.
+// CardRead is a card an alert is based on, and how sure its reading is;
+// where its corners were read as two cards, the cards it may be.
 type CardRead struct {
-	Card       string  `json:"card"`
-	Confidence float64 `json:"confidence"`
+	Card       string       `json:"card"`
+	Confidence float64      `json:"confidence"`
+	Candidates []cards.Card `json:"candidates,omitempty"`
 }
 
 // Limit bounds a bet's wager.
@@ -394,8 +396,9 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 
 // settled reports whether outcome o of wager w stands whatever the cards
 // read below MinConfidence at the dealer's row and w's seat are: w is
-// judged again with each of them replaced by every card of the deck, up
-// to maxDoubtful of them at once, and every judgement gives the same
+// judged again with each of them replaced by every card of the deck (a
+// card whose corners were read as two cards, by each of its candidates),
+// up to maxDoubtful of them at once, and every judgement gives the same
 // result, payout and award. An alert on such an outcome says the same
 // whichever card the doubtful one is, so it need not wait for a person.
 // A card never read is not tried: it is a gap, not a reading. A doubtful
@@ -422,7 +425,15 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 		x, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, meter)
 		return err == nil && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
 	}
-	return r.Round.ForAll(doubtful, func(game.Place) []cards.Card { return deck }, same)
+	// A card whose corners were read as two cards is one of them (its
+	// candidates); any other doubtful card may be any card.
+	choices := func(p game.Place) []cards.Card {
+		if c, ok := r.Card(p); ok && len(c.Candidates) > 0 {
+			return c.Candidates
+		}
+		return deck
+	}
+	return r.Round.ForAll(doubtful, choices, same)
 }
 
 // doubtsOn returns the doubts of round r that bear on outcome o: those
@@ -443,26 +454,26 @@ const maxDoubtful = 2
 // reads returns the cards an outcome was decided on with their
 // confidences, and whether any of them is below the bar.
 func (rc *Reconciler) reads(r tracker.Round, o evaluator.Outcome) ([]CardRead, bool) {
-	pool := map[cards.Card][]float64{}
+	pool := map[cards.Card][]tracker.Sighting{}
 	for p, c := range r.Cards() { // the dealer's, then the seat's
 		if p.Hand < 0 || p.Seat == o.Seat {
-			pool[c.Card] = append(pool[c.Card], c.Confidence)
+			pool[c.Card] = append(pool[c.Card], c.Sighting)
 		}
 	}
 	var out []CardRead
 	low := false
 	for _, c := range o.Cards {
-		conf := 0.0
-		if cs := pool[c]; len(cs) > 0 {
-			conf = cs[0]
-			pool[c] = cs[1:]
+		var seen tracker.Sighting
+		if ss := pool[c]; len(ss) > 0 {
+			seen = ss[0]
+			pool[c] = ss[1:]
 		}
 		text := "??" // a card the outcome needed but nobody read
 		if c.Valid() || c.RankOnly() {
 			text = c.String()
 		}
-		out = append(out, CardRead{Card: text, Confidence: conf})
-		low = low || conf < rc.cfg.MinConfidence
+		out = append(out, CardRead{Card: text, Confidence: seen.Confidence, Candidates: seen.Candidates})
+		low = low || seen.Confidence < rc.cfg.MinConfidence
 	}
 	return out, low
 }

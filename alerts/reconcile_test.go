@@ -193,14 +193,19 @@ func TestLowConfidenceIsReview(t *testing.T) {
 // TestDoubtSettled checks that an alert resting on a doubtful card is a
 // mismatch when every card the doubtful one could be gives the same
 // verdict, and for review otherwise. The doubtful card is read at 0.5,
-// the others at 0.99, at seat 3 with a 21+3 wager of $5.
+// the others at 0.99, at seat 3 with a 21+3 wager of $5. A doubtful card
+// whose corners were read as two cards may be either (its candidates),
+// any other any card of the deck.
 func TestDoubtSettled(t *testing.T) {
-	round := func(dealer, hand string, doubtful game.Place, doubts ...string) tracker.Round {
+	round := func(dealer, hand string, doubtful game.Place, candidates string, doubts ...string) tracker.Round {
 		g := game.Round{ID: "7"}
 		g.Dealer.Cards = mustCards(t, dealer)
 		g.Seats = []game.Seat{{Seat: 3, Hands: []game.Hand{{Cards: mustCards(t, hand), SplitFrom: -1}}}}
 		r := asRead(g, 0.99)
 		r.Seen[doubtful] = tracker.Sighting{Confidence: 0.5}
+		if candidates != "" {
+			r.Seen[doubtful] = tracker.Sighting{Confidence: 0.7, Candidates: mustCards(t, candidates)}
+		}
 		r.Doubts = doubts
 		return r
 	}
@@ -217,12 +222,16 @@ func TestDoubtSettled(t *testing.T) {
 		severity string
 	}{
 		// 9♥ and 2♣ make no flush, straight or three of a kind with any card.
-		{"a loser paid, whatever the doubtful card", round("2C", "9H KS", second), paid, Mismatch},
-		{"a loser paid, whatever the dealer's doubtful up card", round("2C", "9H KS", up), paid, Mismatch},
+		{"a loser paid, whatever the doubtful card", round("2C", "9H KS", second, ""), paid, Mismatch},
+		{"a loser paid, whatever the dealer's doubtful up card", round("2C", "9H KS", up, ""), paid, Mismatch},
 		// A 10 would make 9-10-J a straight.
-		{"a loser paid, a straight if the doubtful card were a 10", round("JC", "9H 5S", second), paid, Review},
-		{"a flush not paid, unless the doubtful card is no heart", round("2H", "9H KH", second), []controller.Event{ev("wager", 5)}, Review},
-		{"a loser paid in a round with doubts of its own", round("2C", "9H KS", second, "seat 3 hand 0: 4D (confidence 0.40) not counted"), paid, Review},
+		{"a loser paid, a straight if the doubtful card were a 10", round("JC", "9H 5S", second, ""), paid, Review},
+		{"a loser paid, the doubtful card read as a 5 and a 6", round("JC", "9H 5S", second, "5S 6S"), paid, Mismatch},
+		{"a loser paid, the doubtful card read as a 5 and a 10", round("JC", "9H 5S", second, "5S TS"), paid, Review},
+		{"a flush not paid, unless the doubtful card is no heart", round("2H", "9H KH", second, ""), []controller.Event{ev("wager", 5)}, Review},
+		{"a flush not paid, the doubtful card read as two hearts", round("2H", "9H KH", second, "KH QH"), []controller.Event{ev("wager", 5)}, Mismatch},
+		{"a loser paid in a round with doubts of its own", round("2C", "9H KS", second, "", "seat 3 hand 0: 4D (confidence 0.40) not counted"), paid, Review},
+		{"a loser paid, read as two, in a round with doubts of its own", round("JC", "9H 5S", second, "5S 6S", "seat 3 hand 0: 4D (confidence 0.40) not counted"), paid, Review},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,6 +243,18 @@ func TestDoubtSettled(t *testing.T) {
 			}
 			if settled := strings.Contains(found[0].Detail, "whatever the cards read below"); settled != (tt.severity == Mismatch) {
 				t.Errorf("detail %q: says the doubt changes nothing: %v, want %v", found[0].Detail, settled, tt.severity == Mismatch)
+			}
+			// The evidence names the cards a doubtful card may be.
+			want := 0
+			for _, c := range tt.round.Seen {
+				want += len(c.Candidates)
+			}
+			got := 0
+			for _, c := range found[0].Cards {
+				got += len(c.Candidates)
+			}
+			if got != want {
+				t.Errorf("the alert's cards %+v name %d candidates, want %d", found[0].Cards, got, want)
 			}
 		})
 	}

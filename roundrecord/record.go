@@ -84,6 +84,10 @@ type Card struct {
 	// Clipped: the card reached past the edge of the picture, where a
 	// card beside it could lie unseen.
 	Clipped bool `json:"clipped,omitempty"`
+	// Candidates, where the reading is in dispute (the card's corners
+	// were read as two cards), are every card it may be, Card among
+	// them (ParseCandidates); none where it may be any card.
+	Candidates []string `json:"candidates,omitempty"`
 }
 
 // How the record writes a card never read. A card known by its rank
@@ -117,6 +121,32 @@ func parseCard(text string) (cards.Card, error) {
 	}
 	err := c.UnmarshalText([]byte(text))
 	return c, err
+}
+
+// checkCandidates reports what is wrong with the candidates of card id.
+func checkCandidates(id cards.Card, texts []string) error {
+	cs, err := ParseCandidates(texts)
+	if err != nil {
+		return err
+	}
+	if len(cs) > 0 && !slices.Contains(cs, id) {
+		return fmt.Errorf("candidates %q leave out the card read, %v", texts, id)
+	}
+	return nil
+}
+
+// ParseCandidates reads a card's candidates: each must name a card, rank
+// and suit.
+func ParseCandidates(texts []string) ([]cards.Card, error) {
+	var out []cards.Card
+	for _, text := range texts {
+		c, err := cards.Parse(text)
+		if err != nil || !c.Valid() {
+			return nil, fmt.Errorf("candidate %q is not a card", text)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // MarshalJSON writes the record; a round, seat or hand with no cards
@@ -166,6 +196,9 @@ func (r Record) Round() (game.Round, error) {
 		for i, c := range cs {
 			id, err := parseCard(c.Card)
 			if err != nil {
+				return nil, fmt.Errorf("%w: %s card %d: %v", game.ErrRound, where, i, err)
+			}
+			if err := checkCandidates(id, c.Candidates); err != nil {
 				return nil, fmt.Errorf("%w: %s card %d: %v", game.ErrRound, where, i, err)
 			}
 			row = append(row, id)

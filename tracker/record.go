@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/game"
 	"bjmonitor/roundrecord"
 )
@@ -36,12 +37,23 @@ func (r Round) Record() roundrecord.Record {
 func cardRecord(c Card) roundrecord.Card {
 	s := c.Sighting
 	return roundrecord.Card{Card: c.Text(), Confidence: s.Confidence, Frame: s.Frame, Order: s.Order,
-		FaceDown: s.FaceDown, Sideways: s.Sideways, At: [2]float64{s.At.X, s.At.Y}, Clipped: s.Clipped}
+		FaceDown: s.FaceDown, Sideways: s.Sideways, At: [2]float64{s.At.X, s.At.Y}, Clipped: s.Clipped, Candidates: candidateTexts(s.Candidates)}
 }
 
+func candidateTexts(cs []cards.Card) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.String())
+	}
+	return out
+}
+
+// sighting is what a card's record says was seen of it; Record.Round
+// has checked its candidates.
 func sighting(c roundrecord.Card) Sighting {
+	candidates, _ := roundrecord.ParseCandidates(c.Candidates)
 	return Sighting{Confidence: c.Confidence, Frame: c.Frame, Order: c.Order,
-		FaceDown: c.FaceDown, Sideways: c.Sideways, At: calibration.Point{X: c.At[0], Y: c.At[1]}, Clipped: c.Clipped}
+		FaceDown: c.FaceDown, Sideways: c.Sideways, At: calibration.Point{X: c.At[0], Y: c.At[1]}, Clipped: c.Clipped, Candidates: candidates}
 }
 
 // ParseRound reads a round record as the monitor writes it, such as a

@@ -11,6 +11,7 @@ import (
 	"bjmonitor/cards"
 	"bjmonitor/game"
 	"bjmonitor/roundrecord"
+	"bjmonitor/vision"
 )
 
 type roundState struct {
@@ -115,6 +116,11 @@ type Sighting struct {
 	// Clipped: the card reached past the edge of the picture, where a
 	// card beside it could lie unseen.
 	Clipped bool
+	// Candidates are the cards it may be where its reading is doubtful
+	// (below vision.Confident) for a dispute (its corners were read as
+	// two cards), its own among them, in the deck's order; nil where it
+	// is sure, or may be any card.
+	Candidates []cards.Card
 }
 
 // Card is one card of a round as read.
@@ -265,6 +271,9 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	card := func(tr *track) Card {
 		id, conf := tr.identity()
 		c := Card{Card: id, Sighting: Sighting{Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}}
+		if conf < vision.Confident {
+			c.Candidates = tr.candidates(id)
+		}
 		c.FaceDown = !id.Rank.Valid() && tr.downs > 0 && !tr.faceUp
 		return c
 	}
@@ -338,7 +347,8 @@ func (t *Tracker) settle(r *Round) {
 		}
 		for _, p := range v.Cards {
 			if s, ok := r.Seen[p]; ok {
-				s.Confidence = min(s.Confidence, doubtfulRead)
+				// The rules say a card here is misread: any card.
+				s.Confidence, s.Candidates = min(s.Confidence, doubtfulRead), nil
 				r.Seen[p] = s
 			}
 		}
@@ -465,9 +475,10 @@ func (r *Round) settleHand(n, hi int) []string {
 // the picture put its reading in doubt: below every bar for a sure alert.
 const doubtfulRead = 0.5
 
+// lower puts the readings of cs in doubt: each may be any card.
 func lower(cs []Card) {
 	for i := range cs {
-		cs[i].Confidence = min(cs[i].Confidence, doubtfulRead)
+		cs[i].Confidence, cs[i].Candidates = min(cs[i].Confidence, doubtfulRead), nil
 	}
 }
 

@@ -102,6 +102,9 @@ type track struct {
 	// are blanks too.
 	ranks     map[cards.Card]*tally
 	rankReads int
+	// rivals are the other cards the corners of its clear readings were
+	// read as (vision.Observation.Rivals).
+	rivals    []cards.Card
 	downs     int  // frames face down
 	blanks    int  // frames face up, unread: a card by its outline alone
 	faceUp    bool // last seen face up
@@ -450,6 +453,7 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 	case o.Card.Valid() && o.Confidence >= clearRead:
 		count(tr.votes, o, t.span)
 		tr.reads += t.span
+		tr.addRivals(o.Rivals)
 	case o.Card.Valid():
 		// A doubtful reading (a card half under the dealer's hand)
 		// counts only while there is no clear one.
@@ -577,6 +581,41 @@ func (tr *track) identity() (cards.Card, float64) {
 	return best, bestV.peak() * float64(bestV.frames) / float64(n)
 }
 
+// addRivals adds cs to the track's rivals, each once.
+func (tr *track) addRivals(cs []cards.Card) {
+	for _, c := range cs {
+		if !slices.Contains(tr.rivals, c) {
+			tr.rivals = append(tr.rivals, c)
+		}
+	}
+}
+
+// candidates returns the cards a track taken for card id may be, where
+// its reading is in dispute (its corners were read as other cards too,
+// its rivals): id, the other cards it was clearly read as, and its
+// rivals, in the deck's order. Nil where no reading was disputed: a card
+// read doubtfully may be any card.
+func (tr *track) candidates(id cards.Card) []cards.Card {
+	if len(tr.rivals) == 0 || !id.Valid() {
+		return nil
+	}
+	out := []cards.Card{id}
+	for c := range tr.votes {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range tr.rivals {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b cards.Card) int {
+		return cmp.Or(cmp.Compare(a.Suit, b.Suit), cmp.Compare(a.Rank, b.Rank))
+	})
+	return out
+}
+
 // tally is what a track's readings say of one card.
 type tally struct {
 	sum    float64    // confidence times video frames
@@ -689,6 +728,7 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 		}
 		merge(tr.ranks, moved.ranks)
 		tr.rankReads += moved.rankReads
+		tr.addRivals(moved.rivals)
 		tr.seat, tr.hand = s.n, len(s.hands)
 		s.hands = append(s.hands, &hand{from: parent, cards: []*track{tr}})
 		r.skipOrder = tr

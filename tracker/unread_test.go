@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bjmonitor/calibration"
+	"bjmonitor/cards"
 	"bjmonitor/evaluator"
 	"bjmonitor/game"
 	"bjmonitor/testvideos/scene"
@@ -133,8 +134,13 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (trac
 				o.FaceDown, o.Confidence = true, 0.9
 			case "":
 			default:
-				if err := o.Card.UnmarshalText([]byte(s.card)); err != nil {
+				// "9C/6C": read as the 9♣, its other corner as the 6♣.
+				name, rivals, _ := strings.Cut(s.card, "/")
+				if err := o.Card.UnmarshalText([]byte(name)); err != nil {
 					panic(err)
+				}
+				if rivals != "" {
+					o.Rivals = []cards.Card{cards.MustParse(rivals)}
 				}
 				o.Confidence = s.conf
 				if s.conf == 0 {
@@ -182,6 +188,40 @@ func TestConfidenceOfACard(t *testing.T) {
 			}
 			if got := cs[1].Confidence >= vision.Confident; got != tt.sure {
 				t.Errorf("seat 4's second card %s read with confidence %.2f: sure %v, want %v", cs[1].Text(), cs[1].Confidence, got, tt.sure)
+			}
+		})
+	}
+}
+
+// TestCandidatesOfACard deals seat 4's second card read as the cases say
+// (a card read as "9C/6C" is a 9♣ whose other corner vision read as a
+// 6♣) and checks the cards the round says it may be: where a dispute
+// leaves it doubtful, the cards it was read as; where it is sure, or
+// doubtful with no dispute, none (any card).
+func TestCandidatesOfACard(t *testing.T) {
+	tests := []struct {
+		name   string
+		second []sighting
+		want   string // the card and its candidates
+	}{
+		{"its corners read as two cards", []sighting{{4, "9C/6C", 0.7}}, "9C [6C 9C]"},
+		{"read as two, then surely as one", []sighting{{2, "9C/6C", 0.7}, {2, "9C", 0.97}}, "9C []"},
+		{"read doubtfully", []sighting{{4, "9C", 0.6}}, "9C []"},
+		{"read as two, and as a third", []sighting{{2, "9C/6C", 0.7}, {2, "8C", 0.7}}, "8C [6C 8C 9C]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := playSeat4(t, tt.second, []sighting{{2, "7H", 0}})
+			cs := r.HandCards(4, 0)
+			if len(cs) != 3 {
+				t.Fatalf("seat 4: %v, want three cards", cs)
+			}
+			var names []string
+			for _, c := range cs[1].Candidates {
+				names = append(names, c.String())
+			}
+			if got := cs[1].Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
+				t.Errorf("seat 4's second card (confidence %.2f): %s, want %s", cs[1].Confidence, got, tt.want)
 			}
 		})
 	}

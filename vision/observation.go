@@ -29,6 +29,12 @@ type Observation struct {
 	// cannot be seen, nor a card that lies beside it beyond the edge (a
 	// split hand laid further out), so its hand may be incomplete.
 	Clipped bool
+	// Rivals are the other cards this card's corners were read as, each
+	// surely enough to put the reading in doubt (its Confidence is then
+	// 0.7 at most), where the reading itself was sure: the card is Card
+	// or one of them, unless every reading of it was wrong. Nil where
+	// no other card was read there.
+	Rivals []cards.Card
 }
 
 // Confident is the confidence from which a reading counts as sure: the

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -104,7 +105,7 @@ func TestJoinOpposite(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := joinOpposite(slices.Clone(tc.in))
-			if !slices.Equal(got, tc.want) {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("joinOpposite =\n%v\nwant\n%v", got, tc.want)
 			}
 		})

@@ -816,7 +816,9 @@ func (d *Detector) observe(reads []read, shapes []cardShape, counted []shapePips
 		if g.capped {
 			conf = math.Min(conf, d.opts.CoveredConfidence)
 		}
-		out = append(out, d.observation(g.card, conf, false, g.centre, g.v))
+		o := d.observation(g.card, conf, false, g.centre, g.v)
+		o.Rivals = g.rivals
+		out = append(out, o)
 	}
 	for _, b := range backs(reads) {
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
@@ -837,6 +839,9 @@ type faceGroup struct {
 	// like holds how each reading's crop compares with the enrolled
 	// deck; empty without a deck.
 	like []*classify.Likeness
+	// rivals are the other cards read where the group's card lies that
+	// put it in doubt, where its own reading is sure (dropSamePlace).
+	rivals []cards.Card
 }
 
 // looksLike reports whether the enrolled deck compared the group's
@@ -1007,19 +1012,31 @@ func settleByDeck(faces []*faceGroup) {
 // does: two groups at one place are one card read two ways. Where the
 // emptied group read another card at disputeFloor or more, at a corner
 // not merely guessed, the card's corners disagree and one of them is
-// misread: the surer reading stands, in doubt (disputedConfidence).
+// misread: the surer reading stands, in doubt (disputedConfidence),
+// and, where it was sure, with the cards it was disputed by as its
+// rivals.
 func dropSamePlace(faces []*faceGroup) {
 	disputed := make([]bool, len(faces))
 	for i, g := range faces {
 		for j, h := range faces {
 			if i != j && g.kept() && h.kept() && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
 				h.at = nil
-				disputed[i] = disputed[i] || h.card != g.card && putsInDoubt(h.conf, h.guessed)
+				if h.card != g.card && putsInDoubt(h.conf, h.guessed) {
+					disputed[i] = true
+					for _, c := range append([]cards.Card{h.card}, h.rivals...) {
+						if c != g.card && !slices.Contains(g.rivals, c) {
+							g.rivals = append(g.rivals, c)
+						}
+					}
+				}
 			}
 		}
 	}
 	for i, g := range faces {
 		if disputed[i] && g.kept() {
+			if g.conf < Confident {
+				g.rivals = nil
+			}
 			g.conf = math.Min(g.conf, disputedConfidence)
 		}
 	}
