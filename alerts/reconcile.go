@@ -398,15 +398,26 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 // read below MinConfidence at the dealer's row and w's seat are: w is
 // judged again with each of them replaced by every card of the deck (a
 // card whose corners were read as two cards, by each of its candidates),
-// up to maxDoubtful of them at once, and every judgement gives the same
-// result, payout and award. An alert on such an outcome says the same
-// whichever card the doubtful one is, so it need not wait for a person.
-// A card never read is not tried: it is a gap, not a reading. A doubtful
-// card known by its rank alone is tried as every card of the deck, as a
-// doubtful reading is. Call it only for an outcome no doubt of the round
-// bears on (doubtsOn), and before the meter takes o's award.
+// in every combination, up to maxJudgements judgements, and every
+// judgement gives the same result, payout and award. An alert on such an
+// outcome says the same whichever card the doubtful one is, so it need
+// not wait for a person. A card never read is not tried: it is a gap,
+// not a reading. A doubtful card known by its rank alone is tried as
+// every card of the deck, as a doubtful reading is. Call it only for an
+// outcome no doubt of the round bears on (doubtsOn), and before the
+// meter takes o's award.
 func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
+	deck := cards.Deck()
+	// A card whose corners were read as two cards is one of them (its
+	// candidates); any other doubtful card may be any card.
+	choices := func(p game.Place) []cards.Card {
+		if c, ok := r.Card(p); ok && len(c.Candidates) > 0 {
+			return c.Candidates
+		}
+		return deck
+	}
 	var doubtful []game.Place
+	judgements := 1
 	for p, c := range r.Cards() {
 		if (p.Hand >= 0 && p.Seat != w.Seat) || c.Confidence >= rc.cfg.MinConfidence {
 			continue
@@ -415,23 +426,17 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 			return false
 		}
 		doubtful = append(doubtful, p)
+		if judgements *= len(choices(p)); judgements > maxJudgements {
+			return false
+		}
 	}
-	if len(doubtful) == 0 || len(doubtful) > maxDoubtful {
+	if len(doubtful) == 0 {
 		return false
 	}
-	deck := cards.Deck()
 	meter := rc.meter.Value()
 	same := func(g game.Round) bool {
 		x, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, meter)
 		return err == nil && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
-	}
-	// A card whose corners were read as two cards is one of them (its
-	// candidates); any other doubtful card may be any card.
-	choices := func(p game.Place) []cards.Card {
-		if c, ok := r.Card(p); ok && len(c.Candidates) > 0 {
-			return c.Candidates
-		}
-		return deck
 	}
 	return r.Round.ForAll(doubtful, choices, same)
 }
@@ -447,9 +452,10 @@ func doubtsOn(r tracker.Round, o evaluator.Outcome) []string {
 	return r.DoubtsAt(o.Seat)
 }
 
-// maxDoubtful is how many doubtful cards settled tries at once: two make
-// 2,704 judgements.
-const maxDoubtful = 2
+// maxJudgements is how many judgements settled makes at most: as many
+// as two doubtful cards that may be any card make (2,704). A card read
+// as one of two cards (its candidates) makes only twice as many.
+const maxJudgements = 52 * 52
 
 // reads returns the cards an outcome was decided on with their
 // confidences, and whether any of them is below the bar.

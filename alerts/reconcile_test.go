@@ -260,6 +260,46 @@ func TestDoubtSettled(t *testing.T) {
 	}
 }
 
+// TestDoubtSettledThreeCards checks how many doubtful cards settled
+// tries at once: seat 3's 9♥ 5♠ and the dealer's J♣ make no 21+3 whatever
+// any of them is, paid $45 on a $5 wager. Three doubtful cards that may
+// be any card are too many to try, and the alert is for review; three
+// each read as one of two cards are tried, and it stands.
+func TestDoubtSettledThreeCards(t *testing.T) {
+	g := game.Round{ID: "7"}
+	g.Dealer.Cards = mustCards(t, "JC")
+	g.Seats = []game.Seat{{Seat: 3, Hands: []game.Hand{{Cards: mustCards(t, "9H 5S"), SplitFrom: -1}}}}
+	places := []game.Place{{Seat: 0, Hand: -1, Card: 0}, {Seat: 3, Hand: 0, Card: 0}, {Seat: 3, Hand: 0, Card: 1}}
+	paid := []controller.Event{
+		{Type: "wager", Round: "7", Seat: 3, Bet: "21+3", Amount: 5},
+		{Type: "payout", Round: "7", Seat: 3, Bet: "21+3", Amount: 45},
+	}
+	for _, tt := range []struct {
+		name       string
+		candidates []string // by place
+		severity   string
+	}{
+		{"any cards", []string{"", "", ""}, Review},
+		{"each one of two", []string{"JC QC", "9H 8H", "5S 6S"}, Mismatch},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := asRead(g, 0.99)
+			for i, p := range places {
+				s := tracker.Sighting{Confidence: 0.5}
+				if tt.candidates[i] != "" {
+					s = tracker.Sighting{Confidence: 0.7, Candidates: mustCards(t, tt.candidates[i])}
+				}
+				r.Seen[p] = s
+			}
+			meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+			rec := NewReconciler(Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()}, meter)
+			if _, found := rec.Round(r, paid); len(found) != 1 || found[0].Severity != tt.severity {
+				t.Errorf("alerts %+v, want one of severity %s", found, tt.severity)
+			}
+		})
+	}
+}
+
 // TestSeatDoubts checks which alerts a doubt sends for review: a doubt
 // of the round, every alert; a doubt at a seat (tracker.Round.SeatDoubts),
 // the alerts of that seat alone, but for a share of the Blazing 7's meter,
