@@ -160,6 +160,17 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (trac
 	return tr.EndRound(frame)
 }
 
+// secondCard plays playUnread's round with seat 4's second card read as
+// second, the hole card a 7♥, and returns that card as the round has it.
+func secondCard(t *testing.T, second []sighting) tracker.Card {
+	t.Helper()
+	cs := playSeat4(t, second, []sighting{{2, "7H", 0}}).HandCards(4, 0)
+	if len(cs) != 3 {
+		t.Fatalf("seat 4: %v, want three cards", cs)
+	}
+	return cs[1]
+}
+
 // TestConfidenceOfACard deals seat 4's second card read as the cases
 // say and checks how sure the round is of it. A card read surely and
 // then less so, as when the next card is dealt over its index (nicu-white
@@ -181,13 +192,9 @@ func TestConfidenceOfACard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := playSeat4(t, tt.second, []sighting{{2, "7H", 0}})
-			cs := r.HandCards(4, 0)
-			if len(cs) != 3 {
-				t.Fatalf("seat 4: %v, want three cards", cs)
-			}
-			if got := cs[1].Confidence >= vision.Confident; got != tt.sure {
-				t.Errorf("seat 4's second card %s read with confidence %.2f: sure %v, want %v", cs[1].Text(), cs[1].Confidence, got, tt.sure)
+			c := secondCard(t, tt.second)
+			if got := c.Confidence >= vision.Confident; got != tt.sure {
+				t.Errorf("seat 4's second card %s read with confidence %.2f: sure %v, want %v", c.Text(), c.Confidence, got, tt.sure)
 			}
 		})
 	}
@@ -211,17 +218,13 @@ func TestCandidatesOfACard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := playSeat4(t, tt.second, []sighting{{2, "7H", 0}})
-			cs := r.HandCards(4, 0)
-			if len(cs) != 3 {
-				t.Fatalf("seat 4: %v, want three cards", cs)
-			}
+			c := secondCard(t, tt.second)
 			var names []string
-			for _, c := range cs[1].Candidates {
-				names = append(names, c.String())
+			for _, k := range c.Candidates {
+				names = append(names, k.String())
 			}
-			if got := cs[1].Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
-				t.Errorf("seat 4's second card (confidence %.2f): %s, want %s", cs[1].Confidence, got, tt.want)
+			if got := c.Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
+				t.Errorf("seat 4's second card (confidence %.2f): %s, want %s", c.Confidence, got, tt.want)
 			}
 		})
 	}
