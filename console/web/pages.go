@@ -17,7 +17,7 @@ import (
 )
 
 func (s *Server) parseTemplates() error {
-	funcs := template.FuncMap{"money": money, "percent": percent, "when": when, "label": label,
+	funcs := template.FuncMap{"money": money, "percent": percent, "when": when, "label": label, "either": either,
 		"list": func(s ...string) []string { return s }, "inc": func(i int) int { return i + 1 }}
 	s.pages = map[string]*template.Template{}
 	for _, name := range []string{"login", "home", "alerts", "alert"} {
@@ -28,6 +28,15 @@ func (s *Server) parseTemplates() error {
 		s.pages[name] = t
 	}
 	return nil
+}
+
+// either lists the cards a card read two ways may be: "6C or 9C",
+// "6C, 8C or 9C".
+func either(cs []string) string {
+	if len(cs) < 2 {
+		return strings.Join(cs, "")
+	}
+	return strings.Join(cs[:len(cs)-1], ", ") + " or " + cs[len(cs)-1]
 }
 
 // label turns a code (false_alarm) into words (false alarm).

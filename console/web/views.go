@@ -15,8 +15,9 @@ import (
 
 // cardRead is a card an alert rests on, as alerts.CardRead writes it.
 type cardRead struct {
-	Card       string  `json:"card"`
-	Confidence float64 `json:"confidence"`
+	Card       string   `json:"card"`
+	Confidence float64  `json:"confidence"`
+	Candidates []string `json:"candidates"`
 }
 
 type alertBody struct {

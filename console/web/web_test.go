@@ -261,7 +261,7 @@ func TestAlertPage(t *testing.T) {
 	ctx := context.Background()
 	a := c.addAlert(t, "table-7", "1842", 3, "overpaid")
 	c.db.AddRound(ctx, store.Round{Table: "table-7", Round: "1842", Received: c.clock(), Body: []byte(
-		`{"type":"round","table":"table-7","round":"1842","dealer":[{"card":"KH","confidence":0.91}],"seats":[{"seat":3,"hands":[{"cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.97}],"split_from":-1,"total":11}],"doubts":["seat 2 hand 0: 1 card(s), but every hand takes two"]},{"seat":5,"hands":[{"cards":[{"card":"9C","confidence":0.95},{"card":"??","confidence":0}],"split_from":-1,"total":9}],"doubts":["seat 5 hand 0: card 2 lies face up but was never read"]}],"doubts":["the dealer stopped on 15"]}`)})
+		`{"type":"round","table":"table-7","round":"1842","dealer":[{"card":"KH","confidence":0.91}],"seats":[{"seat":3,"hands":[{"cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.7,"candidates":["4D","4H"]}],"split_from":-1,"total":11}],"doubts":["seat 2 hand 0: 1 card(s), but every hand takes two"]},{"seat":5,"hands":[{"cards":[{"card":"9C","confidence":0.95},{"card":"??","confidence":0}],"split_from":-1,"total":9}],"doubts":["seat 5 hand 0: card 2 lies face up but was never read"]}],"doubts":["the dealer stopped on 15"]}`)})
 	for _, o := range []string{
 		`{"type":"outcome","table":"table-7","round":"1842","seat":3,"bet":"21+3","wager":5,"result":"lose","pays":0,"win":0,"cards":["7S","4D","KH"]}`,
 		`{"type":"outcome","table":"table-7","round":"1842","seat":3,"bet":"blazing7s","wager":1,"result":"one_seven","pays":2,"win":2,"cards":["7S","4D"]}`,
@@ -280,7 +280,7 @@ func TestAlertPage(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET the alert = %d", resp.StatusCode)
 	}
-	for _, want := range []string{`id="snapshot"`, `id="no-clip"`, "paid $45.00, but lose pays", "7S <small>93%</small>", "one seven", "$45.00", "matches",
+	for _, want := range []string{`id="snapshot"`, `id="no-clip"`, "paid $45.00, but lose pays", "7S <small>93%</small>", `4D <small>70%</small> <small class="candidates">(4D or 4H)</small>`, "one seven", "$45.00", "matches",
 		"Doubt: the dealer stopped on 15", "Doubt: seat 2 hand 0: 1 card(s), but every hand takes two",
 		"Doubt at another seat: seat 5 hand 0: card 2 lies face up but was never read"} {
 		if !strings.Contains(page, want) {
