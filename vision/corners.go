@@ -332,7 +332,10 @@ func edgeWithin(poly []image.Point, q calibration.Point, lim float64, from int) 
 // there: at a card's top right or bottom left corner, that frame has no
 // index (NoIndex). Corners within 4 mm of one in have are left
 // out; the model reads the others, and answers none where no index is.
-func completedCorners(poly []image.Point, have []corner, r float64) []corner {
+// sealed, where not nil, is the outline once the cuts such an index
+// makes in the card's margin are closed (fillBlobs): a corner the glyphs
+// cut off the outline as it is lies on that one.
+func completedCorners(poly []image.Point, have []corner, r float64, sealed []image.Point) []corner {
 	n := len(poly)
 	if n < 4 {
 		return nil
@@ -395,7 +398,7 @@ func completedCorners(poly []image.Point, have []corner, r float64) []corner {
 					continue
 				}
 				p := c.P.Add(along.Scale(size * r))
-				if reach < (size-short)*r && distToPoly(poly, p) > nearMM*r {
+				if reach < (size-short)*r && distToPoly(poly, p) > nearMM*r && (sealed == nil || distToPoly(sealed, p) > nearMM*r) {
 					continue
 				}
 				if !known(p) {

@@ -274,7 +274,7 @@ func TestCompletedCorners(t *testing.T) {
 	if near(found, top[0]) {
 		t.Fatal("the index corner is found without completing: the scene does not notch the edge enough")
 	}
-	done := completedCorners(poly, found, r)
+	done := completedCorners(poly, found, r, nil)
 	if !near(done, top[0]) {
 		t.Errorf("the top card's index corner at %.0f,%.0f not completed (completed %+v)", top[0].X, top[0].Y, done)
 	}
@@ -308,7 +308,7 @@ func TestCompletedCornerWithoutIndex(t *testing.T) {
 	fillMask(&mask, first[:], true)
 	fillMask(&mask, next[:], true)
 	poly, found := handOutline(t, mask, r)
-	done := completedCorners(poly, found, r)
+	done := completedCorners(poly, found, r, nil)
 	var got *corner
 	for i, c := range done {
 		if c.P.Sub(first[1]).Len() < 2*r {
@@ -367,7 +367,7 @@ func TestCompletedCornersAcrossTheIndex(t *testing.T) {
 		if near(found, top[0]) {
 			t.Fatal("the index corner is found without completing: the scene does not notch the edges enough")
 		}
-		done := completedCorners(poly, found, r)
+		done := completedCorners(poly, found, r, nil)
 		if !near(done, top[0]) {
 			t.Errorf("the top card's index corner at %.0f,%.0f not completed (completed %+v)", top[0].X, top[0].Y, done)
 		}
@@ -387,7 +387,7 @@ func TestCompletedCornersAcrossTheIndex(t *testing.T) {
 		if !near(found, under[1]) {
 			t.Fatalf("the card's top-right corner not found (found %+v)", found)
 		}
-		if done := completedCorners(poly, found, r); near(done, under[0]) {
+		if done := completedCorners(poly, found, r, nil); near(done, under[0]) {
 			t.Errorf("completed the card's top-left corner at %.0f,%.0f, under the back", under[0].X/r, under[0].Y/r)
 		}
 	})

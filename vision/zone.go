@@ -271,7 +271,7 @@ func (d *Detector) blobCorners(z *zone, blobs []blob) []corner {
 			if b.cards > severalCards && greyOK {
 				hidden = &grey
 			}
-			found := outlineCorners(b.c, hidden, r)
+			found := outlineCorners(b.c, hidden, r, b.sealed)
 			corners = append(corners, found...)
 			corners = append(corners, d.sealedCorners(b.sealed, b.c, found)...)
 		}
@@ -295,7 +295,7 @@ func (d *Detector) sealedCorners(sealed []image.Point, c gocv.PointVector, have 
 	r := d.opts.PxPerMM
 	var raw []image.Point // c's points, taken once a corner needs them
 	var out []corner
-	for _, k := range polygonOutlineCorners(sealed, nil, r) {
+	for _, k := range polygonOutlineCorners(sealed, nil, r, nil) {
 		if slices.ContainsFunc(have, func(h corner) bool { return h.P.Sub(k.P).Len() < 3*r }) {
 			continue
 		}
@@ -437,9 +437,10 @@ func (d *Detector) marginShare(z *zone, rect [4]image.Point) float64 {
 // card-like corners, those an index notch hides, and those a card's size
 // completes; with the zone's grey picture, where the blob is more than
 // one card, also the corners hidden along its straight stretches, shown
-// by their cards' edges or by their indices alone.
-func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64) []corner {
-	return polygonOutlineCorners(outlinePolygon(c, r), grey, r)
+// by their cards' edges or by their indices alone. sealed is the blob's
+// outline closed over cuts in a card's margin, or nil (completedCorners).
+func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64, sealed []image.Point) []corner {
+	return polygonOutlineCorners(outlinePolygon(c, r), grey, r, sealed)
 }
 
 // outlinePolygon is outline c (r pixels a mm) as the polygon whose
@@ -451,10 +452,10 @@ func outlinePolygon(c gocv.PointVector, r float64) []image.Point {
 }
 
 // polygonOutlineCorners is outlineCorners on an outline's polygon pts.
-func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64) []corner {
+func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, sealed []image.Point) []corner {
 	found := findCorners(pts, cornerEdgeMM*r, cornerGapMM*r, cornerTurnDeg)
 	found = append(found, notchedCorners(pts, found, r)...)
-	found = append(found, completedCorners(pts, found, r)...)
+	found = append(found, completedCorners(pts, found, r, sealed)...)
 	if grey != nil {
 		found = append(found, findJunctions(*grey, pts, r, found)...)
 		found = append(found, indexJunctions(*grey, pts, r, found)...)
