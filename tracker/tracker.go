@@ -599,21 +599,14 @@ func (tr *track) candidates(id cards.Card) []cards.Card {
 	if len(tr.rivals) == 0 || !id.Valid() {
 		return nil
 	}
-	out := []cards.Card{id}
+	out := append([]cards.Card{id}, tr.rivals...)
 	for c := range tr.votes {
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	for _, c := range tr.rivals {
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
+		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b cards.Card) int {
 		return cmp.Or(cmp.Compare(a.Suit, b.Suit), cmp.Compare(a.Rank, b.Rank))
 	})
-	return out
+	return slices.Compact(out)
 }
 
 // tally is what a track's readings say of one card.
