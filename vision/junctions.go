@@ -44,25 +44,38 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 	)
 	side := sideBands{deep: newBand(fromMM*r, toMM*r), near: newBand(nearMM*r, fromMM*r)}
 	var out []corner
-	// add keeps the corners cs of a junction that no corner found already
-	// stands for; the turned frame (cs[1]) is another card's corner unless
-	// that corner has the same frame.
-	add := func(cs []corner) {
-		for j, c := range cs {
-			dup := false
-			for _, qs := range [2][]corner{known, out} {
-				for _, q := range qs {
-					dup = dup || q.P.Sub(c.P).Len() < 5*r && (j == 0 || dot(q.U, c.U) > 0.9)
-				}
+	var outTurned []bool // out[k] is a junction's turned frame
+	// add keeps the corners cs of a junction on a stretch along d that no
+	// corner found already stands for. A corner within 5 mm stands for
+	// the junction's own frame, whatever its frame; for the turned frame
+	// (U across the stretch: another card's corner) only where it has
+	// the same frame. A turned frame kept before is the less sure
+	// reading of its junction, a sideways double's corner: it stands for
+	// no other frame than its own, and a side edge a few millimetres on
+	// (the card's edge itself, beside a rank's stroke) is still a card's
+	// corner in the stretch's frame.
+	add := func(cs []corner, d calibration.Point) {
+		for _, c := range cs {
+			turned := math.Abs(dot(c.U, d)) < 0.5
+			stands := func(q corner, qTurned bool) bool {
+				return q.P.Sub(c.P).Len() < 5*r && (!turned && !qTurned || dot(q.U, c.U) > 0.9)
+			}
+			dup := slices.ContainsFunc(known, func(q corner) bool { return stands(q, false) })
+			for k, q := range out {
+				dup = dup || stands(q, outTurned[k])
 			}
 			if !dup {
-				out = append(out, c)
+				out, outTurned = append(out, c), append(outTurned, turned)
 			}
 		}
 	}
 	// Junctions on a card edge running on hidden past a piece's end are
 	// weighed after all the others: they are the less sure.
-	var hidden [][]corner
+	type junction struct {
+		cs []corner
+		d  calibration.Point
+	}
+	var hidden []junction
 	stretches := straightStretches(poly, straightMM*r)
 	for i, st := range stretches {
 		a, b := st[0], st[1]
@@ -93,7 +106,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 			return cs
 		}
 		for _, s := range sideEdges(pic, a, d, in, side, -pastMM*r, length+pastMM*r) {
-			add(at(s))
+			add(at(s), d)
 		}
 		// Where the outline bends off a piece's end, that piece's card
 		// edge may run on inside the blob, over the card beneath, to a
@@ -105,20 +118,20 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		if runsBack {
 			if run := hiddenRun(poly, a, d.Scale(-1), length, r) - pastMM*r; run >= 1 {
 				for _, s := range sideEdges(pic, a, d, in, side, -pastMM*r-math.Floor(run), -pastMM*r-1) {
-					hidden = append(hidden, lyingBack(at(s), d))
+					hidden = append(hidden, junction{lyingBack(at(s), d), d})
 				}
 			}
 		}
 		if runsAhead {
 			if run := hiddenRun(poly, b, d, length, r) - pastMM*r; run >= 1 {
 				for _, s := range sideEdges(pic, a, d, in, side, length+pastMM*r+1, length+pastMM*r+math.Floor(run)) {
-					hidden = append(hidden, lyingBack(at(s), d.Scale(-1)))
+					hidden = append(hidden, junction{lyingBack(at(s), d.Scale(-1)), d})
 				}
 			}
 		}
 	}
-	for _, cs := range hidden {
-		add(cs)
+	for _, h := range hidden {
+		add(h.cs, h.d)
 	}
 	return out
 }
