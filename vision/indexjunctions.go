@@ -18,17 +18,26 @@ import (
 // still shows: a cluster of ink a few millimetres in from the outline,
 // starting a few millimetres along from the card's corner.
 //
-// So each cluster of ink in the index band along a stretch that no known
-// corner's own index explains offers a corner a set inset before it, in
-// the frame findJunctions gives there: within about 2 mm of the card's
-// corner, where the model still reads the index. The model reads most of
+// So each cluster of ink in the index band along a stretch that no
+// corner found on the outline itself explains as its own index offers a
+// corner a set inset before it, in the frame findJunctions gives there:
+// within about 2 mm of the card's corner, where the model still reads
+// the index. The model reads most of
 // them as none, as it reads a corner with no index (a big pip near a
 // card's top edge makes a cluster too); corners that read the same card
 // at one place are one card (groupIndices).
 //
+// A junction (findJunctions) explains no ink: the line it follows in
+// may be a stroke of the index or a pip's edge rather than a card's
+// edge, where a large index and a large pip below it line up (the rank's
+// right side 14 mm along from a "10"'s corner, the next card's index
+// 13 mm past it). Where the junction is its card's corner, the corner its
+// own index offers lies within 3 mm of it and is not offered again.
+//
 // pic is the rectified zone in grey; poly is the blob's outline; r is
-// pixels per mm; known are the corners found so far, junctions included.
-func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corner) []corner {
+// pixels per mm; known are the corners found so far, those found on the
+// outline itself (known[:onOutline]) first, then the junctions.
+func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corner, onOutline int) []corner {
 	if len(poly) < 3 {
 		return nil
 	}
@@ -54,7 +63,7 @@ func indexJunctions(pic greyPicture, poly []image.Point, r float64, known []corn
 				s = cl[1]
 			}
 			first := a.Add(d.Scale(s))
-			if explained(first, in, known, r) {
+			if explained(first, in, known[:onOutline], r) {
 				continue
 			}
 			if n++; n > perStretch {

@@ -457,8 +457,9 @@ func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, seal
 	found = append(found, notchedCorners(pts, found, r)...)
 	found = append(found, completedCorners(pts, found, r, sealed)...)
 	if grey != nil {
+		onOutline := len(found)
 		found = append(found, findJunctions(*grey, pts, r, found)...)
-		found = append(found, indexJunctions(*grey, pts, r, found)...)
+		found = append(found, indexJunctions(*grey, pts, r, found, onOutline)...)
 	}
 	// A corner the outline shows to be a card's top right or bottom
 	// left is not worth a crop: the model would read none there.
