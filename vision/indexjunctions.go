@@ -22,10 +22,10 @@ import (
 // corner found on the outline itself explains as its own index offers a
 // corner a set inset before it, in the frame findJunctions gives there:
 // within about 2 mm of the card's corner, where the model still reads
-// the index. The model reads most of
-// them as none, as it reads a corner with no index (a big pip near a
-// card's top edge makes a cluster too); corners that read the same card
-// at one place are one card (groupIndices).
+// the index. The model reads most of them as none, as it reads a corner
+// with no index (a big pip near a card's top edge makes a cluster too);
+// corners that read the same card at one place are one card
+// (groupIndices).
 //
 // A junction (findJunctions) explains no ink: the line it follows in
 // may be a stroke of the index or a pip's edge rather than a card's
@@ -119,9 +119,10 @@ func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r fl
 // that lies beside an edge of the outline poly running along u (within
 // 30°), no further than 3 mm across (a card lying that much higher or
 // lower than the next), with no gap longer than a card's rounded corner
-// (4 mm) between: the outline rounds off a step between two cards. Where
-// the row ends, the outline turns round its last card's corner, and no
-// edge runs on beside the line.
+// (4 mm) between: the outline rounds off a step between two cards, and a
+// gap that opens short of most and closes within 4 mm is run over too.
+// Where the row ends, the outline turns round its last card's corner,
+// and no edge runs on beside the line.
 func rowRunsOn(poly []image.Point, p, u calibration.Point, r, most float64) float64 {
 	const stepMM, gapMM = 3.0, 4.0
 	cos30 := math.Cos(math.Pi / 6)
@@ -140,12 +141,12 @@ func rowRunsOn(poly []image.Point, p, u calibration.Point, r, most float64) floa
 		return false
 	}
 	last := 0.0
-	for t := 1.0; t <= most && t-last <= gapMM; t++ {
+	for t := 1.0; t <= most+gapMM && t-last <= gapMM; t++ {
 		if beside(p.Add(u.Scale(t * r))) {
 			last = t
 		}
 	}
-	return last
+	return min(last, most)
 }
 
 // guessedConfidence caps the confidence of a reading at a guessed corner,

@@ -500,3 +500,31 @@ func TestIndexJunctionsPastAJunction(t *testing.T) {
 	}
 	t.Errorf("no corner offered within 2 mm of the second card's at %v: %+v", want, got)
 }
+
+// TestRowRunsOn checks how far a row's top edge runs on from a point on
+// it, at 2 px/mm: the outline along y = 20 to x = 60, 10 mm from the
+// point at x = 40, then on past a rounded step of more than 30° down to
+// another card's top edge. A step that closes within a card's rounded
+// corner (4 mm) runs on, even where it closes past the 12 mm looked for
+// (KDE ancient-egyptians seed 3101 round 1001: the dealer's 4♥ between
+// the 2♦ and the 8♠, its top edge in line with theirs, was never found).
+func TestRowRunsOn(t *testing.T) {
+	const r, most = 2.0, 12.0
+	tests := []struct {
+		name string
+		poly []image.Point
+		want float64 // mm
+	}{
+		{"straight on", []image.Point{{0, 20}, {200, 20}, {200, 200}, {0, 200}}, 12},
+		{"a step closing 13 mm on", []image.Point{{0, 20}, {60, 20}, {66, 24}, {200, 24}, {200, 200}, {0, 200}}, 12},
+		{"a step closing 16 mm on", []image.Point{{0, 20}, {60, 20}, {72, 27}, {200, 27}, {200, 200}, {0, 200}}, 10},
+		{"the row ending", []image.Point{{0, 20}, {60, 20}, {60, 200}, {0, 200}}, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rowRunsOn(tt.poly, pt(40, 20), pt(1, 0), r, most); got != tt.want {
+				t.Errorf("rowRunsOn = %v mm, want %v", got, tt.want)
+			}
+		})
+	}
+}
