@@ -102,14 +102,11 @@ func TestGreyPictureSobel(t *testing.T) {
 // corner (neoclassical seed 2205 round 1003: 3 mm and 3.7 mm, and the
 // dealer's Q♦ went unread).
 func TestJunctionPastStretchEnd(t *testing.T) {
-	const r = 2.0                                                                                 // px a mm
-	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 230, gocv.MatTypeCV8U) // felt
-	defer pic.Close()
-	paper := gocv.NewScalar(240, 0, 0, 0)
+	const r = 2.0 // px a mm
 	// The first card, 63×88 mm from (20,24) px; the second over it, from
 	// (64,18), its edge a thin grey line on the first card's paper.
-	gocv.Rectangle(&pic, image.Rect(20, 24, 146, 200), colorOf(paper), -1)
-	gocv.Rectangle(&pic, image.Rect(64, 18, 190, 194), colorOf(paper), -1)
+	pic := feltWithCards(image.Rect(20, 24, 146, 200), image.Rect(64, 18, 190, 194))
+	defer pic.Close()
 	gocv.Line(&pic, image.Pt(64, 18), image.Pt(64, 194), colorOf(gocv.NewScalar(170, 0, 0, 0)), 1)
 	// The outline, clockwise on the screen: the first card's top edge
 	// ends 6 px short of the corner, the second's starts 6 px past it.
@@ -142,12 +139,9 @@ func TestJunctionPastStretchEnd(t *testing.T) {
 // for a card of its own (proc:23 seed 2801 round 1001: the dealer's A♥
 // beside the 9♥ went unread, and its Push 22 bets unjudged).
 func TestJunctionHiddenRunLiesBack(t *testing.T) {
-	const r = 2.0                                                                                 // px a mm
-	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 230, gocv.MatTypeCV8U) // felt
+	const r = 2.0 // px a mm
+	pic := feltWithCards(image.Rect(20, 24, 146, 200), image.Rect(64, 28, 190, 204))
 	defer pic.Close()
-	paper := colorOf(gocv.NewScalar(240, 0, 0, 0))
-	gocv.Rectangle(&pic, image.Rect(20, 24, 146, 200), paper, -1)
-	gocv.Rectangle(&pic, image.Rect(64, 28, 190, 204), paper, -1)
 	gocv.Rectangle(&pic, image.Rect(109, 37, 113, 110), colorOf(gocv.NewScalar(90, 0, 0, 0)), -1) // the stroke
 	got := blurredJunctions(t, pic, []image.Point{
 		{20, 24}, {146, 24}, {151, 28}, {190, 28}, {190, 204}, {64, 204}, {64, 200}, {20, 200},
@@ -285,6 +279,17 @@ func blurredJunctions(t *testing.T, pic gocv.Mat, poly []image.Point, r float64)
 		t.Fatal("newGreyPicture refused a grey Mat")
 	}
 	return findJunctions(grey, poly, r, nil)
+}
+
+// feltWithCards draws cards of paper (grey 240) in the rectangles given
+// over felt (grey 60), in a picture of 230×240 px, later cards over
+// earlier ones. The caller closes it.
+func feltWithCards(cards ...image.Rectangle) gocv.Mat {
+	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 230, gocv.MatTypeCV8U)
+	for _, c := range cards {
+		gocv.Rectangle(&pic, c, colorOf(gocv.NewScalar(240, 0, 0, 0)), -1)
+	}
+	return pic
 }
 
 func colorOf(s gocv.Scalar) color.RGBA {
@@ -447,12 +452,9 @@ func TestHiddenRun(t *testing.T) {
 // 1001: the dealer's hole card K♣, turned over between the 3♦ and the
 // 7♣, was never read, and its Push 22 bets went unjudged).
 func TestJunctionBesideAStroke(t *testing.T) {
-	const r = 2.0                                                                                 // px a mm
-	pic := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 0, 0, 0), 240, 230, gocv.MatTypeCV8U) // felt
+	const r = 2.0 // px a mm
+	pic := feltWithCards(image.Rect(20, 23, 146, 199), image.Rect(64, 19, 190, 195))
 	defer pic.Close()
-	paper := colorOf(gocv.NewScalar(240, 0, 0, 0))
-	gocv.Rectangle(&pic, image.Rect(20, 23, 146, 199), paper, -1)
-	gocv.Rectangle(&pic, image.Rect(64, 19, 190, 195), paper, -1)
 	gocv.Rectangle(&pic, image.Rect(61, 23, 64, 195), colorOf(gocv.NewScalar(232, 0, 0, 0)), -1) // the shadow
 	gocv.Rectangle(&pic, image.Rect(70, 27, 78, 85), colorOf(gocv.NewScalar(30, 0, 0, 0)), -1)   // the bar
 	// The outline, its top edge from right to left, as the zone's
