@@ -18,7 +18,11 @@
 // the outline lies. A card is about 63×88 mm. The cards are grouped into
 // rows by their distance from the dealer's side, ordered along each row
 // by the picture's x, and placed in 13 evenly spaced places per row.
-// Nothing here depends on the faces' art.
+// Where more than four rows are found, the four that hold the most cards
+// are the layout; a card's shape apart from them (the card back in the
+// discard holder, a card set down elsewhere, or one laid against the
+// holder and fitted with it) is left out, and named where a card is
+// missing. Nothing here depends on the faces' art.
 //
 // # What is learned, and what is refused
 //
@@ -43,6 +47,7 @@ package enroll
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gocv.io/x/gocv"
@@ -111,7 +116,7 @@ func Learn(frame gocv.Mat, cal *calibration.Calibration, model Reader, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	rows := intoRows(found)
+	rows, apart := layoutRows(intoRows(found))
 	if len(rows) != 4 {
 		return nil, fmt.Errorf("%w: found %d cards in %d rows, want 52 in 4 (%s)%s", ErrLayout, len(found), len(rows), rowCounts(rows), oddNote(odd))
 	}
@@ -133,9 +138,60 @@ func Learn(frame gocv.Mat, cal *calibration.Calibration, model Reader, opts Opti
 		}
 	}
 	if len(problems) > 0 {
+		// A card found apart is often where a missing card went.
+		if len(apart) > 0 {
+			problems = append(problems, errors.New(apartNote(apart)))
+		}
 		return nil, errors.Join(problems...)
 	}
+	if len(apart) > 0 && opts.Note != nil {
+		opts.Note(apartNote(apart) + ": left out")
+	}
 	return learnTemplates(frame, cal, model, slots, opts)
+}
+
+// layoutRows returns the four rows of rows (in order) that hold the most
+// cards, where more than four were found and every other row holds fewer
+// than each of those: the cards of the other rows lie apart from the
+// layout (the card back in the discard holder, a card set down
+// elsewhere, the rim of the holder fitted as a card), and their centres
+// are returned as apart. Otherwise rows is returned as it is.
+func layoutRows(rows [][]laid) (kept [][]laid, apart []calibration.Point) {
+	if len(rows) <= 4 {
+		return rows, nil
+	}
+	bySize := make([]int, len(rows))
+	for i := range bySize {
+		bySize[i] = i
+	}
+	slices.SortStableFunc(bySize, func(a, b int) int { return len(rows[b]) - len(rows[a]) })
+	if len(rows[bySize[4]]) >= len(rows[bySize[3]]) {
+		return rows, nil
+	}
+	keep := bySize[:4]
+	for i, r := range rows {
+		if slices.Contains(keep, i) {
+			kept = append(kept, r)
+			continue
+		}
+		for _, c := range r {
+			apart = append(apart, c.centre)
+		}
+	}
+	return kept, apart
+}
+
+// apartNote names where the cards found apart from the layout lie.
+func apartNote(apart []calibration.Point) string {
+	s := "a card's shape apart from the four rows at table mm"
+	for i, p := range apart {
+		if i == 4 {
+			s += " …"
+			break
+		}
+		s += fmt.Sprintf(" (%.0f, %.0f)", p.X, p.Y)
+	}
+	return s
 }
 
 func rowCounts(rows [][]laid) string {

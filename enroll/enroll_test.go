@@ -136,6 +136,19 @@ func without(c string) func([]scene.PlacedCard) []scene.PlacedCard {
 	}
 }
 
+// apartAt is where setApart and TestLearnLeavesOutACardApart lay a card:
+// above the spades row, between the discard holder and the chip tray.
+var apartAt = scene.Point{X: -335, Y: 75}
+
+// setApart moves card c out of the layout, to apartAt.
+func setApart(c string) func([]scene.PlacedCard) []scene.PlacedCard {
+	return func(p []scene.PlacedCard) []scene.PlacedCard {
+		i := index(p, c)
+		p[i].Pose = scene.Pose{Center: apartAt}
+		return p
+	}
+}
+
 func index(p []scene.PlacedCard, c string) int {
 	for i := range p {
 		if p[i].Card == cards.MustParse(c) {
@@ -178,6 +191,13 @@ func TestLearnRefuses(t *testing.T) {
 			"row 2 (hearts) position 5: 5H out of place: the model reads 6H there",
 			"row 2 (hearts) position 6: 6H out of place: the model reads 5H there"}},
 		{"a blank card", nil, "9D", []string{"row 3 (diamonds) position 9: 9D unreadable: no ink in its top-left index"}},
+		// The ace set down apart from its row, as a card laid against
+		// the discard holder is fitted apart from it (KDE
+		// ancient-egyptians, enrolment seed 4101: "found 52 cards in 5
+		// rows", which card not said).
+		{"the ace set apart", setApart("AS"), "", []string{
+			"row 1 (spades) position 1: AS missing",
+			"a card's shape apart from the four rows at table mm (-335, 75)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := still(t, art, "anglo", 5, tc.change)
@@ -256,6 +276,29 @@ func TestLearnTakesAMisreadCardAsLaid(t *testing.T) {
 				t.Errorf("notes %q, want one on AS read as AC", notes)
 			}
 		})
+	}
+}
+
+// TestLearnLeavesOutACardApart: a card lying apart from the four rows
+// (here a second 5♣, above the spades row) is no part of the layout, and
+// Learn notes it and learns the deck.
+func TestLearnLeavesOutACardApart(t *testing.T) {
+	art := newArt(t)
+	model := openCascade(t)
+	extra := func(p []scene.PlacedCard) []scene.PlacedCard {
+		c := p[index(p, "5C")]
+		c.Pose = scene.Pose{Center: apartAt}
+		return append(p, c)
+	}
+	d, _, notes, err := learnNoting(t, still(t, art, "anglo", 5, extra), model)
+	if err != nil {
+		t.Fatalf("Learn = %v, want the deck", err)
+	}
+	if len(d.Cards) != 52 {
+		t.Errorf("%d cards enrolled, want 52", len(d.Cards))
+	}
+	if len(notes) != 1 || notes[0] != "a card's shape apart from the four rows at table mm (-335, 75): left out" {
+		t.Errorf("notes %q, want one on the card apart", notes)
 	}
 }
 
