@@ -59,6 +59,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	// 4. Every alert arrives in the feed, without a reload.
 	br.feedShows(want)
 	waitEvidence(t, br.u, want) // the clips follow their alerts
+	// A card whose corners were read as two cards shows in the feed as
+	// either, as on the alert's page.
+	br.feedShowsCandidates(b.URL(), strings.SplitN(want[0], ":", 2)[0])
 	if *updateScreenshot {
 		br.screenshot(filepath.Join("..", "..", "docs", "console.png"))
 	}
@@ -174,6 +177,17 @@ func (br *browser) screenshot(path string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		br.t.Fatal(err)
 	}
+}
+
+// feedShowsCandidates publishes, as a monitor of table would, an alert
+// resting on a card read as 4D or 4H, and waits until the live feed
+// shows that card with its candidates.
+func (br *browser) feedShowsCandidates(broker, table string) {
+	br.t.Helper()
+	id := table + ":9001:3:21+3:overpaid"
+	mqtttest.Publish(br.t, broker, "bjmonitor-replay/"+table+"/alert", fmt.Sprintf(`{"type":"alert","id":%q,"table":%q,"round":"9001","seat":3,"bet":"21+3","kind":"overpaid","severity":"review","expected":0,"entered":45,"result":"lose",`+
+		`"cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.7,"candidates":["4D","4H"]},{"card":"KH","confidence":0.91}],"detail":"seat 3 21+3: paid $45.00, but lose pays $0.00"}`, id, table))
+	br.poll("the feed shows a card's candidates", fmt.Sprintf(`((document.querySelector('#feed tr[data-id=%q] td.cards') || {}).innerText || "").includes("4D 70%% (4D or 4H)")`, id), 20*time.Second)
 }
 
 // openAndPlay opens an alert from the feed, checks its snapshot shows and

@@ -331,6 +331,25 @@ func TestListAndCSV(t *testing.T) {
 	}
 }
 
+// TestListShowsCandidates: a card whose corners were read as two cards
+// shows in the list of alerts with the cards it may be, as on the
+// alert's page.
+func TestListShowsCandidates(t *testing.T) {
+	c := newConsole(t)
+	id := "table-7:1:3:21+3:overpaid"
+	body := fmt.Sprintf(`{"type":"alert","id":%q,"table":"table-7","round":"1","seat":3,"bet":"21+3","kind":"overpaid","severity":"review","expected":0,"entered":45,"result":"lose","cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.7,"candidates":["4D","4H"]}],"detail":"seat 3 21+3: paid $45.00, but lose pays $0.00"}`, id)
+	a := store.Alert{ID: id, Table: "table-7", Round: "1", Seat: 3, Bet: "21+3", Kind: "overpaid", Severity: "review", Entered: 45, Received: c.clock(), Body: []byte(body)}
+	if _, err := c.db.AddAlert(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	b := c.browser(t)
+	b.login("vic", password)
+	_, page := b.get("/alerts")
+	if want := `4D <small>70%</small> <small class="candidates">(4D or 4H)</small>`; !strings.Contains(page, want) {
+		t.Errorf("the list does not show %s:\n%s", want, page)
+	}
+}
+
 func TestFeed(t *testing.T) {
 	c := newConsole(t)
 	old := c.addAlert(t, "table-7", "1", 1, "overpaid") // before the page opened: not sent

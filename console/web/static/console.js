@@ -8,6 +8,8 @@
   if (!feed || !window.EventSource) return;
   const money = (v) => "$" + Number(v).toFixed(2);
   const words = (s) => String(s || "").replace(/_/g, " ");
+  // either is pages.go's: "6C or 9C", "6C, 8C or 9C".
+  const either = (cs) => cs.length < 2 ? cs.join("") : cs.slice(0, -1).join(", ") + " or " + cs[cs.length - 1];
   const cell = (tr, text, cls) => {
     const td = tr.insertCell();
     if (cls) td.className = cls;
@@ -48,6 +50,14 @@
       const small = document.createElement("small");
       small.textContent = Math.round(100 * c.confidence) + "%";
       s.appendChild(small);
+      // A card read as two cards: the cards it may be, as the pages say.
+      if (c.candidates && c.candidates.length) {
+        const cand = document.createElement("small");
+        cand.className = "candidates";
+        cand.textContent = "(" + either(c.candidates) + ")";
+        s.appendChild(document.createTextNode(" "));
+        s.appendChild(cand);
+      }
       cards.appendChild(s);
       cards.appendChild(document.createTextNode(" "));
     }
