@@ -183,8 +183,13 @@ func layoutRows(rows [][]laid) (kept [][]laid, apart []calibration.Point) {
 
 // apartNote names where the cards found apart from the layout lie.
 func apartNote(apart []calibration.Point) string {
-	s := "a card's shape apart from the four rows at table mm"
-	for i, p := range apart {
+	return "a card's shape apart from the four rows at table mm" + places(apart)
+}
+
+// places lists up to four places on the table, in mm: " (x, y) (x, y) …".
+func places(ps []calibration.Point) string {
+	s := ""
+	for i, p := range ps {
 		if i == 4 {
 			s += " …"
 			break
@@ -211,13 +216,5 @@ func oddNote(odd []calibration.Point) string {
 	if len(odd) == 0 {
 		return ""
 	}
-	s := "; paper that is not one card at table mm"
-	for i, p := range odd {
-		if i == 4 {
-			s += " …"
-			break
-		}
-		s += fmt.Sprintf(" (%.0f, %.0f)", p.X, p.Y)
-	}
-	return s + ": keep the cards apart and off the marks"
+	return "; paper that is not one card at table mm" + places(odd) + ": keep the cards apart and off the marks"
 }
