@@ -43,32 +43,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		nearMM = 1.5 // a faint edge must show from here to fromMM too
 	)
 	side := sideBands{deep: newBand(fromMM*r, toMM*r), near: newBand(nearMM*r, fromMM*r)}
-	var out []corner
-	var outTurned []bool // out[k] is a junction's turned frame
-	// add keeps the corners cs of a junction on a stretch along d that no
-	// corner found already stands for. A corner within 5 mm stands for
-	// the junction's own frame, whatever its frame; for the turned frame
-	// (U across the stretch: another card's corner) only where it has
-	// the same frame. A turned frame kept before is the less sure
-	// reading of its junction, a sideways double's corner: it stands for
-	// no other frame than its own, and a side edge a few millimetres on
-	// (the card's edge itself, beside a rank's stroke) is still a card's
-	// corner in the stretch's frame.
-	add := func(cs []corner, d calibration.Point) {
-		for _, c := range cs {
-			turned := math.Abs(dot(c.U, d)) < 0.5
-			stands := func(q corner, qTurned bool) bool {
-				return q.P.Sub(c.P).Len() < 5*r && (!turned && !qTurned || dot(q.U, c.U) > 0.9)
-			}
-			dup := slices.ContainsFunc(known, func(q corner) bool { return stands(q, false) })
-			for k, q := range out {
-				dup = dup || stands(q, outTurned[k])
-			}
-			if !dup {
-				out, outTurned = append(out, c), append(outTurned, turned)
-			}
-		}
-	}
+	kept := keptJunctions{known: known, r: r}
 	// Junctions on a card edge running on hidden past a piece's end are
 	// weighed after all the others: they are the less sure.
 	type junction struct {
@@ -106,7 +81,7 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 			return cs
 		}
 		for _, s := range sideEdges(pic, a, d, in, side, -pastMM*r, length+pastMM*r) {
-			add(at(s), d)
+			kept.add(at(s), d)
 		}
 		// Where the outline bends off a piece's end, that piece's card
 		// edge may run on inside the blob, over the card beneath, to a
@@ -131,9 +106,43 @@ func junctions(pic greyPicture, poly []image.Point, r float64, known []corner) [
 		}
 	}
 	for _, h := range hidden {
-		add(h.cs, h.d)
+		kept.add(h.cs, h.d)
 	}
-	return out
+	return kept.out
+}
+
+// keptJunctions are the junctions kept along an outline, beside the
+// corners known already.
+type keptJunctions struct {
+	known  []corner
+	r      float64 // pixels a mm
+	out    []corner
+	turned []bool // out[k] is a junction's turned frame
+}
+
+// add keeps the corners cs of a junction on a stretch along d that no
+// corner found already stands for. A corner within 5 mm stands for the
+// junction's own frame, whatever its frame; for the turned frame (U
+// across the stretch: another card's corner) only where it has the same
+// frame. A turned frame kept before is the less sure reading of its
+// junction, a sideways double's corner: it stands for no other frame
+// than its own, and a side edge a few millimetres on (the card's edge
+// itself, beside a rank's stroke) is still a card's corner in the
+// stretch's frame.
+func (k *keptJunctions) add(cs []corner, d calibration.Point) {
+	for _, c := range cs {
+		turned := math.Abs(dot(c.U, d)) < 0.5
+		stands := func(q corner, qTurned bool) bool {
+			return q.P.Sub(c.P).Len() < 5*k.r && (!turned && !qTurned || dot(q.U, c.U) > 0.9)
+		}
+		dup := slices.ContainsFunc(k.known, func(q corner) bool { return stands(q, false) })
+		for i, q := range k.out {
+			dup = dup || stands(q, k.turned[i])
+		}
+		if !dup {
+			k.out, k.turned = append(k.out, c), append(k.turned, turned)
+		}
+	}
 }
 
 // sideBands are the depths below an outline where a side edge is
