@@ -180,7 +180,11 @@ func (s *Server) alertCSV(w http.ResponseWriter, r *http.Request, _ *visitor) {
 		b := parseAlertBody(a.Body)
 		var cards, trail []string
 		for _, c := range b.Cards {
-			cards = append(cards, c.Card+" "+percent(c.Confidence))
+			read := c.Card + " " + percent(c.Confidence)
+			if len(c.Candidates) > 0 {
+				read += " (" + either(c.Candidates) + ")"
+			}
+			cards = append(cards, read)
 		}
 		for _, e := range trails[a.ID] {
 			trail = append(trail, fmt.Sprintf("%s %s %s %s %s", e.At.UTC().Format(time.RFC3339), e.User, e.Action, e.Resolution, e.Note))

@@ -332,8 +332,8 @@ func TestListAndCSV(t *testing.T) {
 }
 
 // TestListShowsCandidates: a card whose corners were read as two cards
-// shows in the list of alerts with the cards it may be, as on the
-// alert's page.
+// shows in the list of alerts and its CSV export with the cards it may
+// be, as on the alert's page.
 func TestListShowsCandidates(t *testing.T) {
 	c := newConsole(t)
 	id := "table-7:1:3:21+3:overpaid"
@@ -347,6 +347,10 @@ func TestListShowsCandidates(t *testing.T) {
 	_, page := b.get("/alerts")
 	if want := `4D <small>70%</small> <small class="candidates">(4D or 4H)</small>`; !strings.Contains(page, want) {
 		t.Errorf("the list does not show %s:\n%s", want, page)
+	}
+	_, body = b.get("/alerts.csv")
+	if want := "7S 93% 4D 70% (4D or 4H)"; !strings.Contains(body, want) {
+		t.Errorf("the CSV does not show %s:\n%s", want, body)
 	}
 }
 
