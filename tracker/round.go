@@ -347,8 +347,7 @@ func (t *Tracker) settle(r *Round) {
 		}
 		for _, p := range v.Cards {
 			if s, ok := r.Seen[p]; ok {
-				// The rules say a card here is misread: any card.
-				s.Confidence, s.Candidates = min(s.Confidence, doubtfulRead), nil
+				s.doubt() // the rules say a card here is misread
 				r.Seen[p] = s
 			}
 		}
@@ -475,11 +474,17 @@ func (r *Round) settleHand(n, hi int) []string {
 // the picture put its reading in doubt: below every bar for a sure alert.
 const doubtfulRead = 0.5
 
-// lower puts the readings of cs in doubt: each may be any card.
+// lower puts the readings of cs in doubt.
 func lower(cs []Card) {
 	for i := range cs {
-		cs[i].Confidence, cs[i].Candidates = min(cs[i].Confidence, doubtfulRead), nil
+		cs[i].doubt()
 	}
+}
+
+// doubt puts a reading in doubt: below every bar for a sure alert, and
+// the card may be any card, not only its candidates.
+func (s *Sighting) doubt() {
+	s.Confidence, s.Candidates = min(s.Confidence, doubtfulRead), nil
 }
 
 // hand returns hand hi of seat n, or nil if the round has none.
