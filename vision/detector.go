@@ -730,16 +730,49 @@ func (d *Detector) merge() []Observation {
 // no index) and the other reads it whole, the whole reading stands with
 // the counted rank, as checkPips has it within a zone: at its own
 // confidence where the two agree, at most pipDoubt where they do not.
+// Where the two name two cards, the reading that weighed the other's
+// stands (weighed), else the sure one more index corners agree on
+// (moreCorners).
 func stands(o, p Observation) Observation {
+	twoCards := o.Card.Valid() && p.Card.Valid() && o.Card != p.Card
 	switch {
 	case o.Card.RankOnly() && p.Card.Valid():
 		return withCount(p, o.Card.Rank)
 	case p.Card.RankOnly() && o.Card.Valid():
 		return withCount(o, p.Card.Rank)
+	case twoCards && weighed(o, p):
+		return o
+	case twoCards && weighed(p, o):
+		return p
+	case twoCards && moreCorners(o, p):
+		return o
+	case twoCards && moreCorners(p, o):
+		return p
 	case o.Confidence > p.Confidence:
 		return o
 	}
 	return p
+}
+
+// weighed reports whether o, one zone's observation of a card, already
+// weighed p, another zone's reading of it as another card: o counts p's
+// card among its rivals, but p does not count o's among its own. The
+// zone that saw both index corners read as two cards put its card in
+// doubt (dropSamePlace); the other saw one of them alone, often a deck's
+// upright second index misread, and is surer of it than the first is of
+// the card in doubt.
+func weighed(o, p Observation) bool {
+	return slices.Contains(o.Rivals, p.Card) && !slices.Contains(p.Rivals, o.Card)
+}
+
+// moreCorners reports whether o, one zone's observation of a card, is
+// sure and read at more index corners than p, another zone's: a card
+// straddling two zones can show both its index corners to one zone, read
+// alike, and only one to the other, where a corner read alone may be
+// misread (a deck's upright second index, upside down) more surely than
+// the two agree.
+func moreCorners(o, p Observation) bool {
+	return o.indices > p.indices && o.Confidence >= Confident
 }
 
 // faceOf is the card face observation o shows.

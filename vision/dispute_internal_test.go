@@ -58,3 +58,58 @@ func TestDropSamePlace(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeTwoCards merges two zones' observations of one card that name
+// two cards and checks which stands. The cases come from KDE
+// ancient-egyptians (acceptance seed 3201), a deck that prints its second
+// index upright, on cards straddling two seats' zones:
+//   - round 1000, frame 426: a 6♣ whose two corners seat 3 read 6♣ at
+//     0.99 and 9♣ at 0.87 (the upright index upside down), and so put
+//     the 6♣ in doubt with the 9♣ as its rival; seat 2 saw the second
+//     corner alone, read it 9♣ at 0.87, and that, surer than the card in
+//     doubt, stood for it;
+//   - round 1001, frame 758: a 6♥ whose two corners seat 2 read 6♥ (the
+//     second one turned back, settleTurned); seat 1 saw the second one
+//     alone and read it 9♦ at 0.98, surer than seat 2's 0.975.
+func TestMergeTwoCards(t *testing.T) {
+	at := calibration.Point{X: 198, Y: 358}
+	obs := func(card string, conf float64, indices int, rivals ...string) Observation {
+		o := Observation{Card: cards.MustParse(card), Confidence: conf, Center: at, Angle: -100, indices: indices}
+		for _, r := range rivals {
+			o.Rivals = append(o.Rivals, cards.MustParse(r))
+		}
+		return o
+	}
+	tests := []struct {
+		name       string
+		a, b       Observation
+		want       string
+		wantRivals string
+	}{
+		{"the zone that weighed the other's card", obs("6C", disputedConfidence, 1, "9C"), obs("9C", 0.87, 1), "6C", "9C"},
+		{"the same, zones the other way", obs("9C", 0.87, 1), obs("6C", disputedConfidence, 1, "9C"), "6C", "9C"},
+		{"both weighed the other's: the surer", obs("6C", disputedConfidence, 1, "9C"), obs("9C", 0.72, 1, "6C"), "9C", "6C"},
+		{"another rival weighed: the surer", obs("6C", disputedConfidence, 1, "8C"), obs("9C", 0.87, 1), "9C", ""},
+		{"two corners agree", obs("6H", 0.975, 2), obs("9D", 0.98, 1), "6H", ""},
+		{"the same, zones the other way round", obs("9D", 0.98, 1), obs("6H", 0.975, 2), "6H", ""},
+		{"two corners agree, not surely: the surer", obs("6H", 0.6, 2), obs("9D", 0.98, 1), "9D", ""},
+		{"one corner each: the surer", obs("6C", 0.8, 1), obs("9C", 0.87, 1), "9C", ""},
+		{"one card read twice: the surer", obs("6C", 0.98, 1), obs("6C", 0.9, 2), "6C", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Detector{zones: []*zone{{obs: []Observation{tt.a}}, {obs: []Observation{tt.b}}}}
+			got := d.merge()
+			if len(got) != 1 {
+				t.Fatalf("%d observations, want 1: %+v", len(got), got)
+			}
+			var rivals []string
+			for _, r := range got[0].Rivals {
+				rivals = append(rivals, r.String())
+			}
+			if got[0].Card.String() != tt.want || strings.Join(rivals, " ") != tt.wantRivals {
+				t.Errorf("%v rivals %v stands, want %s rivals %q", got[0].Card, got[0].Rivals, tt.want, tt.wantRivals)
+			}
+		})
+	}
+}

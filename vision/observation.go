@@ -35,6 +35,10 @@ type Observation struct {
 	// or one of them, unless every reading of it was wrong. Nil where
 	// no other card was read there.
 	Rivals []cards.Card
+	// indices is how many index corners were read as Card: two where
+	// both of a card's index corners were seen and agree, none for a
+	// back or a card unread.
+	indices int
 }
 
 // Confident is the confidence from which a reading counts as sure: the

@@ -819,7 +819,7 @@ func (d *Detector) observe(reads []read, shapes []cardShape, counted []shapePips
 			conf = math.Min(conf, d.opts.CoveredConfidence)
 		}
 		o := d.observation(g.card, conf, false, g.centre, g.v)
-		o.Rivals = g.rivals
+		o.Rivals, o.indices = g.rivals, len(g.at)
 		out = append(out, o)
 	}
 	for _, b := range backs(reads) {
