@@ -81,8 +81,9 @@ func WriteEnrolmentStill(opts EnrolmentOptions) (*Enrolment, error) {
 	if ext != ".png" && ext != ".jpg" && ext != ".jpeg" {
 		return nil, fmt.Errorf("clip: enrolment still %q: want a .png or .jpg name", opts.Image)
 	}
-	// The installer clears the players' chips before laying out the deck.
-	opts.Scene.NoChips = true
+	// The installer clears the players' chips and the discard holder
+	// before laying out the deck.
+	opts.Scene.NoChips, opts.Scene.NoDiscards = true, true
 	sc, err := scene.New(opts.Scene, opts.Art, rand.New(rand.NewPCG(opts.Seed, 7)))
 	if err != nil {
 		return nil, fmt.Errorf("clip: %w", err)

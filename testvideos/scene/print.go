@@ -77,7 +77,7 @@ func layoutSVG(l *Layout, cfg Config, r canvasRect, rng *rand.Rand) string {
 		seatSVG(&b, s, cfg, rng)
 	}
 	traySVG(&b, l.Dealer.Tray, rng)
-	shoeSVG(&b)
+	shoeSVG(&b, !cfg.NoDiscards)
 	if !cfg.NoMarks {
 		for _, m := range l.Marks {
 			markSVG(&b, m)
@@ -245,16 +245,19 @@ func traySVG(b *strings.Builder, t [2]Point, rng *rand.Rand) {
 	}
 }
 
-// shoeSVG draws the dealing shoe on the dealer's left and the discard
-// holder on the right: objects a real overhead view always has, and that
-// a card detector must not mistake for cards.
-func shoeSVG(b *strings.Builder) {
+// shoeSVG draws the dealing shoe on the dealer's left and, with discards,
+// the discard holder on the right: objects a real overhead view always
+// has, and that a card detector must not mistake for cards.
+func shoeSVG(b *strings.Builder, discards bool) {
 	b.WriteString(`<g transform="translate(440 95) rotate(-12)">`)
 	b.WriteString(`<rect x="-52" y="-85" width="104" height="175" rx="8" fill="#000" fill-opacity="0.45" transform="translate(6 9)"/>`)
 	b.WriteString(`<rect x="-52" y="-85" width="104" height="175" rx="8" fill="url(#shoe)" stroke="#12070a" stroke-width="2"/>`)
 	b.WriteString(`<rect x="-40" y="30" width="80" height="52" rx="4" fill="#8e1c22"/>`)
 	b.WriteString(`<rect x="-36" y="34" width="72" height="44" rx="3" fill="#a3242b" stroke="#f2f0ea" stroke-width="2"/>`)
 	b.WriteString(`<rect x="-45" y="-78" width="90" height="100" rx="4" fill="#0a0506" fill-opacity="0.5"/></g>`)
+	if !discards {
+		return
+	}
 	b.WriteString(`<g transform="translate(-445 92) rotate(10)">`)
 	b.WriteString(`<rect x="-48" y="-62" width="96" height="130" rx="6" fill="#000" fill-opacity="0.35" transform="translate(5 8)"/>`)
 	b.WriteString(`<rect x="-48" y="-62" width="96" height="130" rx="6" fill="#c9d4d8" fill-opacity="0.35" stroke="#e0eaee" stroke-width="2.5" stroke-opacity="0.7"/>`)

@@ -45,6 +45,10 @@ type Config struct {
 	// NoChips leaves the players' chips off the felt, as on a table
 	// cleared for deck enrolment.
 	NoChips bool
+	// NoDiscards leaves the discard holder off the table, as an installer
+	// clears the space the enrolment layout needs: on this table the
+	// layout's spades row reaches under the holder.
+	NoDiscards bool
 	// NoMarks leaves the reference marks unprinted, as on a felt that
 	// carries none (the layout still knows where they would be).
 	NoMarks bool

@@ -473,3 +473,21 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("DefaultConfig().Validate() = %v", err)
 	}
 }
+
+// TestNoDiscards checks that the discard holder, a red card back in a
+// pale tray at table mm (-445, 92), is drawn on a table and left off with
+// NoDiscards (the enrolment stills, whose spades row reaches under it).
+func TestNoDiscards(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		cfg := smallConfig(960, 540)
+		cfg.NoChips, cfg.NoDiscards = true, off
+		s := newScene(t, cfg, 3)
+		frame := render(t, s, 0)
+		x, y := s.Camera().Project(Point{X: -445, Y: 92})
+		p := frame.GetVecbAt(int(y), int(x))
+		red := int(p[2]) > int(p[1])+40 && int(p[2]) > int(p[0])+40
+		if red == off {
+			t.Errorf("NoDiscards %v: pixel (%.0f, %.0f) at the holder's card is BGR %v, red %v", off, x, y, p, red)
+		}
+	}
+}
