@@ -87,13 +87,14 @@ type Detector struct {
 	kernel  gocv.Mat
 	closed  bool
 	// paperGrow widens the paper mask by some 3 mm; bridge closes gaps of
-	// some 2.5 mm in it; seal, gaps of some 6 mm (fillBlobs).
-	paperGrow, bridge, seal gocv.Mat
-	grid                    grid
-	lastRead                []*zone // the zones read by the last Detect
-	width                   int
-	height                  int
-	stats                   Stats
+	// some 2.5 mm in it; seal, gaps of some 6 mm, and enclose, of some
+	// 14 mm (fillBlobs).
+	paperGrow, bridge, seal, enclose gocv.Mat
+	grid                             grid
+	lastRead                         []*zone // the zones read by the last Detect
+	width                            int
+	height                           int
+	stats                            Stats
 }
 
 // Stats counts a detector's work since it was made: the monitor exports
@@ -201,6 +202,7 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 		paperGrow: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
 		bridge:    gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(int(2.5*opts.PxPerMM)|1, int(2.5*opts.PxPerMM)|1)),
 		seal:      gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
+		enclose:   gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(enclosedGapMM*opts.PxPerMM/2)|1, int(enclosedGapMM*opts.PxPerMM/2)|1)),
 		width:     t.ImageWidth, height: t.ImageHeight,
 	}
 	sw, sh := (d.width+7)/8, (d.height+7)/8
@@ -414,7 +416,7 @@ func (d *Detector) Close() error {
 	}
 	d.zones = nil
 	g := &d.grid
-	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge, &d.seal,
+	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge, &d.seal, &d.enclose,
 		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin}, append(matPtrs(g.hsv), matPtrs(g.lit)...)...) {
 		if m.Ptr() != nil {
 			m.Close()

@@ -17,14 +17,12 @@ const sealedTestR = 2.0
 // lies at under (mm), where a glyph's stroke 3 mm wide printed out to
 // the edge crosses each of the top card's index corners from 12 mm along
 // the short edge to 14 mm along the long one, cutting its tip off. It
-// returns a detector with d.seal, the zone, the mask's outlines and the
-// index of the pair's (the cut-off tips are blobs of their own).
+// returns the detector and zone of sealingZone, the mask's outlines and
+// the index of the pair's (the cut-off tips are blobs of their own).
 func pairScene(t *testing.T, under calibration.Point) (*Detector, *zone, gocv.PointsVector, int) {
 	t.Helper()
 	const r = sealedTestR
-	d := &Detector{cal: &calibration.Calibration{Table: &calibration.Table{}}, opts: Options{PxPerMM: r}} // a table with no marks
-	d.seal = gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*r)|1, int(6*r)|1))
-	z := &zone{mask: gocv.NewMatWithSize(300, 260, gocv.MatTypeCV8U), filled: gocv.NewMat(), grown: gocv.NewMat()}
+	d, z := sealingZone(t, 260, 300)
 	mm := func(x, y float64) image.Point { return image.Pt(int(x*r), int(y*r)) }
 	box := func(x0, y0, x1, y1 float64) image.Rectangle { return image.Rectangle{Min: mm(x0, y0), Max: mm(x1, y1)} }
 	const bx, by = 38, 22
@@ -33,7 +31,7 @@ func pairScene(t *testing.T, under calibration.Point) (*Detector, *zone, gocv.Po
 	gocv.Line(&z.mask, mm(bx+12, by-1), mm(bx-1, by+14), black, int(3*r))
 	gocv.Line(&z.mask, mm(bx+cardW-12, by+cardH+1), mm(bx+cardW+1, by+cardH-14), black, int(3*r))
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	t.Cleanup(func() { d.seal.Close(); z.mask.Close(); z.filled.Close(); z.grown.Close(); contours.Close() }) // fillBlobs may replace filled
+	t.Cleanup(func() { contours.Close() })
 	pair, most := 0, 0.0
 	for i := 0; i < contours.Size(); i++ {
 		if a := gocv.ContourArea(contours.At(i)); a > most {
@@ -44,6 +42,21 @@ func pairScene(t *testing.T, under calibration.Point) (*Detector, *zone, gocv.Po
 		t.Fatalf("the largest blob is %.2f cards, want the pair", most/(cardW*cardH*r*r))
 	}
 	return d, z, contours, pair
+}
+
+// sealingZone returns a detector on a table with no marks, at
+// sealedTestR px a mm, with the kernels fillBlobs seals and encloses
+// with, and a zone whose paper mask, w × h pixels, is blank felt.
+func sealingZone(t *testing.T, w, h int) (*Detector, *zone) {
+	t.Helper()
+	const r = sealedTestR
+	d := &Detector{cal: &calibration.Calibration{Table: &calibration.Table{}}, opts: Options{PxPerMM: r}}
+	d.seal = gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*r)|1, int(6*r)|1))
+	d.enclose = gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(enclosedGapMM*r/2)|1, int(enclosedGapMM*r/2)|1))
+	z := &zone{mask: gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U), filled: gocv.NewMat(), grown: gocv.NewMat()}
+	// At cleanup, not now: fillBlobs may replace filled.
+	t.Cleanup(func() { d.seal.Close(); d.enclose.Close(); z.mask.Close(); z.filled.Close(); z.grown.Close() })
+	return d, z
 }
 
 // nearCorner reports whether a corner of cs lies within 2 mm of p (mm).
@@ -111,5 +124,52 @@ func TestCompletedOnSealed(t *testing.T) {
 		if c.P.Sub(want.Scale(sealedTestR)).Len() < 2*sealedTestR && c.NoIndex {
 			t.Errorf("the completed corner at %v is taken for one with no index", want)
 		}
+	}
+}
+
+// TestFillEnclosed draws a card over another, the top card's picture
+// (a hole in the paper mask, 8 mm in from its long edges and 12 mm from
+// its short ones) printed out to its top edge over gap mm, and checks
+// that the picture's middle is filled in (a card's body lies on paper
+// there) where the gap is narrow enough, and that the felt between the
+// pair and a card lying 8 mm apart from it is not. KDE ancient-egyptians
+// (acceptance seed 3301, round 1007, frame 3014): a K♣ dealt over a 9♣,
+// its pharaoh's frame cutting its top margin along some 10 mm, so that
+// neither card's body lay on paper and both went unseen.
+func TestFillEnclosed(t *testing.T) {
+	const r = sealedTestR
+	mm := func(x, y float64) image.Point { return image.Pt(int(x*r), int(y*r)) }
+	box := func(x0, y0, x1, y1 float64) image.Rectangle { return image.Rectangle{Min: mm(x0, y0), Max: mm(x1, y1)} }
+	tests := []struct {
+		name string
+		gap  float64 // mm of the top margin the picture cuts
+		want bool    // the picture's middle filled in
+	}{
+		{"margin whole", 0, true},
+		{"cut along 4 mm", 4, true},
+		{"cut along 10 mm", 10, true},
+		{"cut along 20 mm: open to the felt", 20, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, z := sealingZone(t, 330, 300)
+			const bx, by = 38, 22
+			gocv.Rectangle(&z.mask, box(20, 45, 20+cardW, 45+cardH), white, -1)
+			gocv.Rectangle(&z.mask, box(bx, by, bx+cardW, by+cardH), white, -1)
+			gocv.Rectangle(&z.mask, box(bx+cardW+8, 45, bx+2*cardW+8, 45+cardH), white, -1) // a card apart
+			gocv.Rectangle(&z.mask, box(bx+8, by+12, bx+cardW-8, by+cardH-12), black, -1)
+			if tt.gap > 0 {
+				gocv.Rectangle(&z.mask, box(bx+20, by-1, bx+20+tt.gap, by+13), black, -1)
+			}
+			contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+			t.Cleanup(func() { contours.Close() })
+			d.fillBlobs(z, contours, d.blobs(z, contours))
+			if got := d.onPaper(z, calibration.Point{X: bx + cardW/2, Y: by + cardH/2}); got != tt.want {
+				t.Errorf("the picture's middle on paper: %v, want %v", got, tt.want)
+			}
+			if d.onPaper(z, calibration.Point{X: bx + cardW + 4, Y: 45 + cardH/2}) {
+				t.Error("the felt between the pair and the card apart is taken for paper")
+			}
+		})
 	}
 }

@@ -188,9 +188,10 @@ func (d *Detector) blobs(z *zone, contours gocv.PointsVector) []blob {
 // printed out to a card's edge cuts its margin, and the felt reaches
 // into the card there: round each blob of several cards, the blob is
 // filled in as d.seal closes such cuts too, and its outline so closed is
-// kept in its sealed (sealedCorners). A lone card, and one whose margin
-// is cut into pieces, are filled in whole by their rectangles
-// (blobCorners). blobs are contours, sorted.
+// kept in its sealed (sealedCorners); art that cuts a margin more widely
+// is filled in where a wider closing encloses it (fillEnclosed). A lone
+// card, and one whose margin is cut into pieces, are filled in whole by
+// their rectangles (blobCorners). blobs are contours, sorted.
 func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) {
 	z.filled.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	if z.filled.Rows() != z.mask.Rows() || z.filled.Cols() != z.mask.Cols() {
@@ -229,9 +230,50 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) 
 			}
 		}
 		sealed.Close()
+		fillEnclosed(mask, &filled, &z.grown, d.enclose)
 		mask.Close()
 		filled.Close()
 	}
+}
+
+// enclosedGapMM is the widest gap in a card's margin across which the
+// art it encloses is still filled in (fillEnclosed): a court card's
+// picture printed out to the card's top edge cuts its margin along some
+// 10 mm (KDE ancient-egyptians' K♣), more than seal closes.
+const enclosedGapMM = 14.0
+
+// fillEnclosed fills into filled the holes of the paper mask that a
+// closing by kernel (enclose) encloses: a card's picture or pips, whose
+// margin its art cuts more widely than the blob's seal closes. Only the
+// holes are filled, not the gaps the closing bridges along the outline,
+// so the felt between two cards lying close stays felt. It works at half
+// the mask's resolution (kernel is sized for it): the holes it fills are
+// a card's art, tens of millimetres across. half is scratch.
+func fillEnclosed(mask gocv.Mat, filled, half *gocv.Mat, kernel gocv.Mat) {
+	gocv.Resize(mask, half, image.Pt((mask.Cols()+1)/2, (mask.Rows()+1)/2), 0, 0, gocv.InterpolationArea)
+	gocv.MorphologyEx(*half, half, gocv.MorphClose, kernel)
+	gocv.Threshold(*half, half, 127, 255, gocv.ThresholdBinary)
+	hierarchy := gocv.NewMat()
+	defer hierarchy.Close()
+	contours := gocv.FindContoursWithParams(*half, &hierarchy, gocv.RetrievalCComp, gocv.ChainApproxSimple)
+	defer contours.Close()
+	var holes [][]image.Point
+	for i := range contours.Size() {
+		if hierarchy.GetVeciAt(0, i)[3] < 0 {
+			continue // an outline, not a hole
+		}
+		pts := contours.At(i).ToPoints()
+		for k := range pts {
+			pts[k] = pts[k].Mul(2)
+		}
+		holes = append(holes, pts)
+	}
+	if len(holes) == 0 {
+		return
+	}
+	pv := gocv.NewPointsVectorFromPoints(holes)
+	defer pv.Close()
+	gocv.DrawContours(filled, pv, -1, white, -1)
 }
 
 // blobCorners returns the card corners worth a crop on the outlines of
