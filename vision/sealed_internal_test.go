@@ -9,8 +9,19 @@ import (
 	"bjmonitor/calibration"
 )
 
-// r is the scale the tests of this file draw zones at, pixels a mm.
+// sealedTestR is the scale the tests of this file draw zones at, pixels
+// a mm.
 const sealedTestR = 2.0
+
+// mmPt and mmBox map a point and a box in mm to the pixels of a zone
+// drawn at sealedTestR.
+func mmPt(x, y float64) image.Point {
+	return image.Pt(int(x*sealedTestR), int(y*sealedTestR))
+}
+
+func mmBox(x0, y0, x1, y1 float64) image.Rectangle {
+	return image.Rectangle{Min: mmPt(x0, y0), Max: mmPt(x1, y1)}
+}
 
 // pairScene draws a zone's paper mask (sealedTestR px a mm) of a card
 // whose top left corner lies at (38, 22) mm over another whose top left
@@ -23,13 +34,11 @@ func pairScene(t *testing.T, under calibration.Point) (*Detector, *zone, gocv.Po
 	t.Helper()
 	const r = sealedTestR
 	d, z := sealingZone(t, 260, 300)
-	mm := func(x, y float64) image.Point { return image.Pt(int(x*r), int(y*r)) }
-	box := func(x0, y0, x1, y1 float64) image.Rectangle { return image.Rectangle{Min: mm(x0, y0), Max: mm(x1, y1)} }
 	const bx, by = 38, 22
-	gocv.Rectangle(&z.mask, box(under.X, under.Y, under.X+cardW, under.Y+cardH), white, -1)
-	gocv.Rectangle(&z.mask, box(bx, by, bx+cardW, by+cardH), white, -1)
-	gocv.Line(&z.mask, mm(bx+12, by-1), mm(bx-1, by+14), black, int(3*r))
-	gocv.Line(&z.mask, mm(bx+cardW-12, by+cardH+1), mm(bx+cardW+1, by+cardH-14), black, int(3*r))
+	gocv.Rectangle(&z.mask, mmBox(under.X, under.Y, under.X+cardW, under.Y+cardH), white, -1)
+	gocv.Rectangle(&z.mask, mmBox(bx, by, bx+cardW, by+cardH), white, -1)
+	gocv.Line(&z.mask, mmPt(bx+12, by-1), mmPt(bx-1, by+14), black, int(3*r))
+	gocv.Line(&z.mask, mmPt(bx+cardW-12, by+cardH+1), mmPt(bx+cardW+1, by+cardH-14), black, int(3*r))
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	t.Cleanup(func() { contours.Close() })
 	pair, most := 0, 0.0
@@ -137,9 +146,6 @@ func TestCompletedOnSealed(t *testing.T) {
 // its pharaoh's frame cutting its top margin along some 10 mm, so that
 // neither card's body lay on paper and both went unseen.
 func TestFillEnclosed(t *testing.T) {
-	const r = sealedTestR
-	mm := func(x, y float64) image.Point { return image.Pt(int(x*r), int(y*r)) }
-	box := func(x0, y0, x1, y1 float64) image.Rectangle { return image.Rectangle{Min: mm(x0, y0), Max: mm(x1, y1)} }
 	tests := []struct {
 		name string
 		gap  float64 // mm of the top margin the picture cuts
@@ -154,12 +160,12 @@ func TestFillEnclosed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d, z := sealingZone(t, 330, 300)
 			const bx, by = 38, 22
-			gocv.Rectangle(&z.mask, box(20, 45, 20+cardW, 45+cardH), white, -1)
-			gocv.Rectangle(&z.mask, box(bx, by, bx+cardW, by+cardH), white, -1)
-			gocv.Rectangle(&z.mask, box(bx+cardW+8, 45, bx+2*cardW+8, 45+cardH), white, -1) // a card apart
-			gocv.Rectangle(&z.mask, box(bx+8, by+12, bx+cardW-8, by+cardH-12), black, -1)
+			gocv.Rectangle(&z.mask, mmBox(20, 45, 20+cardW, 45+cardH), white, -1)
+			gocv.Rectangle(&z.mask, mmBox(bx, by, bx+cardW, by+cardH), white, -1)
+			gocv.Rectangle(&z.mask, mmBox(bx+cardW+8, 45, bx+2*cardW+8, 45+cardH), white, -1) // a card apart
+			gocv.Rectangle(&z.mask, mmBox(bx+8, by+12, bx+cardW-8, by+cardH-12), black, -1)
 			if tt.gap > 0 {
-				gocv.Rectangle(&z.mask, box(bx+20, by-1, bx+20+tt.gap, by+13), black, -1)
+				gocv.Rectangle(&z.mask, mmBox(bx+20, by-1, bx+20+tt.gap, by+13), black, -1)
 			}
 			contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 			t.Cleanup(func() { contours.Close() })
