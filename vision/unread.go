@@ -65,7 +65,8 @@ func (d *Detector) loneShape(z *zone, rect [4]image.Point) cardShape {
 // alone: each lone card's rectangle (z.lone), and each card two of whose
 // index corners, read this frame (z.reads), face each other across it
 // and agree on where it lies, its body on the paper. A shape counts only
-// where paper covers enough of it (minPaperShare), each once.
+// where paper covers enough of it (minPaperShare) and lies at each of its
+// corners (cornersOnPaper), each once.
 func (d *Detector) cardShapes(z *zone) []cardShape {
 	onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
 	cands := slices.Clone(z.lone)
@@ -79,12 +80,43 @@ func (d *Detector) cardShapes(z *zone) []cardShape {
 	var out []cardShape
 	for _, s := range cands {
 		dup := slices.ContainsFunc(out, func(o cardShape) bool { return o.centre.Sub(s.centre).Len() < sameCardMM })
-		if !dup && d.paperShare(z, s) >= minPaperShare {
+		if !dup && d.paperShare(z, s) >= minPaperShare && d.cornersOnPaper(z, s) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
+
+// cornersOnPaper reports whether paper lies a few millimetres in from
+// each of the shape's four corners: a card's corner is paper, its own or
+// that of a card over it. Two corners of a fan's cards that face each
+// other across a card's diagonal by chance, each read as no index, make
+// a shape whose far corners lie out on the felt. Each corner may show
+// its paper at any of three points, so an index printed out to the edge,
+// which leaves felt where its ink meets the margin, does not refuse it.
+func (d *Detector) cornersOnPaper(z *zone, s cardShape) bool {
+	v := s.v.Unit()
+	u := pt(-v.Y, v.X)
+	for i, c := range s.corners() {
+		// The shape's own axes, pointing in from corner i (corners
+		// runs round the shape from its -u, -v corner).
+		in := [4][2]float64{{1, 1}, {-1, 1}, {-1, -1}, {1, -1}}[i]
+		iu, iv := u.Scale(in[0]), v.Scale(in[1])
+		on := false
+		for _, k := range [3][2]float64{{cornerInMM, cornerInMM}, {cornerInMM, 3 * cornerInMM}, {3 * cornerInMM, cornerInMM}} {
+			on = on || d.onPaper(z, c.Add(iu.Scale(k[0])).Add(iv.Scale(k[1])))
+		}
+		if !on {
+			return false
+		}
+	}
+	return true
+}
+
+// cornerInMM is how far in from a card's corner, along both its edges,
+// cornersOnPaper looks for paper: past a corner rounded by up to some
+// 13 mm, and past the blur of the outline.
+const cornerInMM = 4.0
 
 // oppositeCorners reports whether a and b are the two index corners of
 // one card, the top left and the bottom right: their edges run opposite

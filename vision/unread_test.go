@@ -161,33 +161,39 @@ func TestMergeRankOnly(t *testing.T) {
 
 // TestCardShapes: the paper shows a card by its two index corners, facing
 // each other across it, or as a lone card's rectangle, where paper covers
-// its face; the outline of a box printed on the felt, corners that are
-// not one card's, and paper too small are no card.
+// its face and its corners; the outline of a box printed on the felt,
+// corners that are not one card's, a card whose corner lies out on the
+// felt, and paper too small are no card.
 func TestCardShapes(t *testing.T) {
 	const r = 2.0 // px a mm, as DefaultOptions
 	d := unreadDetector(t)
 	// The card lies 10 mm in from the zone's corner; a printed box's
-	// line is 3 mm wide.
+	// line is 3 mm wide; felt reaches 25 mm into the card at its top
+	// right corner where it is cut.
 	solid := cardCorners(cardW/2+10, cardH/2+10, 0, r)
 	inner := []calibration.Point{pt(13*r, 13*r), pt((cardW+7)*r, 13*r), pt((cardW+7)*r, (cardH+7)*r), pt(13*r, (cardH+7)*r)}
 	at := func(c corner) read { return read{at: corner{P: c.P.Add(pt(10, 10)), U: c.U, V: c.V}} }
 	shifted := corner{P: pt(cardW, cardH+30), U: pt(-1, 0), V: pt(0, -1)}
 	lone := cardShape{centre: pt(cardW/2+10, cardH/2+10), v: pt(0, 1)}
+	cut := []calibration.Point{pt((cardW-15)*r, 9*r), pt((cardW+11)*r, 9*r), pt((cardW+11)*r, 35*r)}
 	tests := []struct {
 		name  string
 		box   bool // a printed box, hollow, not a card
+		cut   bool // felt, not paper, at the card's top right corner
 		reads []read
 		lone  []cardShape
 		want  int
 	}{
-		{"a card's index corners", false, []read{at(topLeftAt), at(bottomRightAt)}, nil, 1},
-		{"one index corner", false, []read{at(topLeftAt)}, nil, 0},
-		{"two top-left corners", false, []read{at(topLeftAt), at(corner{P: pt(0, 20), U: pt(1, 0), V: pt(0, 1)})}, nil, 0},
-		{"opposite corners of no one card", false, []read{at(topLeftAt), at(shifted)}, nil, 0},
-		{"a printed box's corners", true, []read{at(topLeftAt), at(bottomRightAt)}, nil, 0},
-		{"a lone card's rectangle", false, nil, []cardShape{lone}, 1},
-		{"a lone printed box", true, nil, []cardShape{lone}, 0},
-		{"a lone card, and its index corners", false, []read{at(topLeftAt), at(bottomRightAt)}, []cardShape{lone}, 1},
+		{"a card's index corners", false, false, []read{at(topLeftAt), at(bottomRightAt)}, nil, 1},
+		{"one index corner", false, false, []read{at(topLeftAt)}, nil, 0},
+		{"two top-left corners", false, false, []read{at(topLeftAt), at(corner{P: pt(0, 20), U: pt(1, 0), V: pt(0, 1)})}, nil, 0},
+		{"opposite corners of no one card", false, false, []read{at(topLeftAt), at(shifted)}, nil, 0},
+		{"a printed box's corners", true, false, []read{at(topLeftAt), at(bottomRightAt)}, nil, 0},
+		{"index corners of a card with a corner on the felt", false, true, []read{at(topLeftAt), at(bottomRightAt)}, nil, 0},
+		{"a lone rectangle with a corner on the felt", false, true, nil, []cardShape{lone}, 0},
+		{"a lone card's rectangle", false, false, nil, []cardShape{lone}, 1},
+		{"a lone printed box", true, false, nil, []cardShape{lone}, 0},
+		{"a lone card, and its index corners", false, false, []read{at(topLeftAt), at(bottomRightAt)}, []cardShape{lone}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,6 +206,10 @@ func TestCardShapes(t *testing.T) {
 			fillMask(&z.filled, solid[:], true) // fillBlobs fills a box's outline too
 			if tt.box {
 				fillMask(&z.mask, inner, false)
+			}
+			if tt.cut {
+				fillMask(&z.mask, cut, false)
+				fillMask(&z.filled, cut, false)
 			}
 			z.reads, z.lone = tt.reads, tt.lone
 			got := d.cardShapes(z)
