@@ -334,8 +334,12 @@ func edgeWithin(poly []image.Point, q calibration.Point, lim float64, from int) 
 // out; the model reads the others, and answers none where no index is.
 // sealed, where not nil, is the outline once the cuts such an index
 // makes in the card's margin are closed (fillBlobs): a corner the glyphs
-// cut off the outline as it is lies on that one.
-func completedCorners(poly []image.Point, have []corner, r float64, sealed []image.Point) []corner {
+// cut off the outline as it is lies on that one. cloth, where not nil,
+// is the zone's picture of the table's cloth (255 where it shows): an
+// index printed over the corner itself, out to both edges, takes the
+// corner off the outline by up to inkedMM, and the corner is taken there
+// too where no cloth shows inside it (inkedCorner).
+func completedCorners(poly []image.Point, have []corner, r float64, sealed []image.Point, cloth *greyPicture) []corner {
 	n := len(poly)
 	if n < 4 {
 		return nil
@@ -398,7 +402,8 @@ func completedCorners(poly []image.Point, have []corner, r float64, sealed []ima
 					continue
 				}
 				p := c.P.Add(along.Scale(size * r))
-				if reach < (size-short)*r && distToPoly(poly, p) > nearMM*r && (sealed == nil || distToPoly(sealed, p) > nearMM*r) {
+				if reach < (size-short)*r && distToPoly(poly, p) > nearMM*r && (sealed == nil || distToPoly(sealed, p) > nearMM*r) &&
+					(cloth == nil || distToPoly(poly, p) > inkedMM*r || !inkedCorner(*cloth, p, along.Scale(-1), side, r)) {
 					continue
 				}
 				if !known(p) {
@@ -414,6 +419,31 @@ func completedCorners(poly []image.Point, have []corner, r float64, sealed []ima
 		}
 	}
 	return out
+}
+
+// inkedMM is how far off a card's outline an index printed over the
+// card's corner, out to both its edges, may take the corner: an index
+// is some 10 mm wide.
+const inkedMM = 10.0
+
+// inkedCorner reports whether the card whose corner is p, its edges
+// leaving along u and v (unit vectors, in pixels, r a mm), shows no
+// cloth within 5 mm of the corner, in the zone's picture of the cloth:
+// the corner is there, printed over, not cut off by the felt.
+func inkedCorner(cloth greyPicture, p, u, v calibration.Point, r float64) bool {
+	seen := 0
+	for a := 1.0; a <= 5; a++ {
+		for b := 1.0; b <= 5; b++ {
+			q := p.Add(u.Scale(a * r)).Add(v.Scale(b * r))
+			x, y := int(q.X), int(q.Y)
+			if x < 0 || y < 0 || x >= cloth.cols || y >= cloth.rows || cloth.px[y*cloth.step+x] != 0 {
+				if seen++; seen > 2 {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // noIndexAt reports whether corner c of an outline (poly, r pixels a mm)

@@ -274,7 +274,7 @@ func TestCompletedCorners(t *testing.T) {
 	if near(found, top[0]) {
 		t.Fatal("the index corner is found without completing: the scene does not notch the edge enough")
 	}
-	done := completedCorners(poly, found, r, nil)
+	done := completedCorners(poly, found, r, nil, nil)
 	if !near(done, top[0]) {
 		t.Errorf("the top card's index corner at %.0f,%.0f not completed (completed %+v)", top[0].X, top[0].Y, done)
 	}
@@ -308,7 +308,7 @@ func TestCompletedCornerWithoutIndex(t *testing.T) {
 	fillMask(&mask, first[:], true)
 	fillMask(&mask, next[:], true)
 	poly, found := handOutline(t, mask, r)
-	done := completedCorners(poly, found, r, nil)
+	done := completedCorners(poly, found, r, nil, nil)
 	var got *corner
 	for i, c := range done {
 		if c.P.Sub(first[1]).Len() < 2*r {
@@ -332,8 +332,10 @@ func TestCompletedCornerWithoutIndex(t *testing.T) {
 // the rank's first stroke eats the left edge below it. Only slivers of
 // paper are left at the corner itself. The top edge runs 50 mm from the
 // other corner, 13 short of a card's width, and ends in the glyphs: the
-// corner is completed there. An edge that ends as far short under a card
-// back is not: the outline turns in well clear of the missing corner.
+// corner is completed there. An index printed over the corner itself is
+// completed too, where no cloth shows inside the corner. An edge that
+// ends as far short under a card back is not: the outline turns in well
+// clear of the missing corner.
 func TestCompletedCornersAcrossTheIndex(t *testing.T) {
 	const r = 2.0 // px a mm
 	card := func(cx, cy, deg float64) [4]calibration.Point { return cardCorners(cx, cy, deg, r) }
@@ -367,9 +369,64 @@ func TestCompletedCornersAcrossTheIndex(t *testing.T) {
 		if near(found, top[0]) {
 			t.Fatal("the index corner is found without completing: the scene does not notch the edges enough")
 		}
-		done := completedCorners(poly, found, r, nil)
+		done := completedCorners(poly, found, r, nil, nil)
 		if !near(done, top[0]) {
 			t.Errorf("the top card's index corner at %.0f,%.0f not completed (completed %+v)", top[0].X, top[0].Y, done)
+		}
+	})
+	t.Run("index over the corner", func(t *testing.T) {
+		// As penguins' 6♦ lay over the 9♦ (KDE acceptance clip, seed
+		// 3404 round 1002, seat 1): the "6" is printed over the corner
+		// itself, out to both edges, 9 mm along the top edge and 12 mm
+		// down the left one, and no paper is left there. The outline
+		// passes 9 mm from the corner: too far to complete it by the
+		// outline alone, but no cloth shows inside the corner, so it is
+		// the card's, printed over. Where cloth shows there, the felt
+		// cut the card, and it is not completed.
+		mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
+		defer mask.Close()
+		top := card(100, 90, -30)
+		under := card(100, 90, -30)
+		down, in := top[3].Sub(top[0]).Unit(), top[1].Sub(top[0]).Unit()
+		for i := range under {
+			under[i] = under[i].Add(down.Scale(21 * r)).Sub(in.Scale(1.5 * r))
+		}
+		fillMask(&mask, under[:], true)
+		fillMask(&mask, top[:], true)
+		at := func(a, b float64) calibration.Point { return top[0].Add(in.Scale(a * r)).Add(down.Scale(b * r)) }
+		index := []calibration.Point{at(-2, -2), at(9, -2), at(9, 12), at(-2, 12)}
+		fillMask(&mask, index, false)
+		poly, found := handOutline(t, mask, r)
+		if near(found, top[0]) {
+			t.Fatal("the index corner is found without completing: the scene does not take it off the outline")
+		}
+		if done := completedCorners(poly, found, r, nil, nil); near(done, top[0]) {
+			t.Fatal("completed without the cloth: the corner lies within reach of the outline")
+		}
+		for _, tc := range []struct {
+			name string
+			cut  bool // cloth shows where the index is: the felt
+			want bool
+		}{
+			{"printed over", false, true},
+			{"cut by the felt", true, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				m := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(255, 0, 0, 0), 400, 400, gocv.MatTypeCV8U)
+				defer m.Close()
+				fillMask(&m, under[:], false)
+				fillMask(&m, top[:], false)
+				if tc.cut {
+					fillMask(&m, index, true)
+				}
+				cloth, ok := newGreyPicture(m, image.Rect(0, 0, 400, 400))
+				if !ok {
+					t.Fatal("newGreyPicture refused the cloth")
+				}
+				if got := near(completedCorners(poly, found, r, nil, &cloth), top[0]); got != tc.want {
+					t.Errorf("top card's index corner completed: %v, want %v", got, tc.want)
+				}
+			})
 		}
 	})
 	t.Run("a card back over the edge", func(t *testing.T) {
@@ -387,7 +444,7 @@ func TestCompletedCornersAcrossTheIndex(t *testing.T) {
 		if !near(found, under[1]) {
 			t.Fatalf("the card's top-right corner not found (found %+v)", found)
 		}
-		if done := completedCorners(poly, found, r, nil); near(done, under[0]) {
+		if done := completedCorners(poly, found, r, nil, nil); near(done, under[0]) {
 			t.Errorf("completed the card's top-left corner at %.0f,%.0f, under the back", under[0].X/r, under[0].Y/r)
 		}
 	})

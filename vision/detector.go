@@ -91,6 +91,8 @@ type Detector struct {
 	// 14 mm (fillBlobs).
 	paperGrow, bridge, seal, enclose gocv.Mat
 	grid                             grid
+	felt                             felt // the cloth's colour, once a frame has told it
+	smallHSV                         gocv.Mat
 	lastRead                         []*zone // the zones read by the last Detect
 	width                            int
 	height                           int
@@ -128,6 +130,7 @@ type grid struct {
 	rect        gocv.Mat // BGR
 	grey        gocv.Mat
 	paper, skin gocv.Mat   // 255 where the colour is paper's, skin's
+	cloth       gocv.Mat   // 255 where the colour is the table cloth's
 	hsv, lit    []gocv.Mat // per worker: the tile in HSV, its brightly lit paper
 	cols        int        // tiles a row
 	// Each tile's footprint in the eighth-size picture, and the picture
@@ -197,7 +200,7 @@ func NewDetector(cal *calibration.Calibration, reader Reader, opts Options) (*De
 	t := cal.Table
 	d := &Detector{
 		cal: cal, reader: reader, opts: opts,
-		half: gocv.NewMat(), quarter: gocv.NewMat(), small: gocv.NewMat(), smallG: gocv.NewMat(),
+		half: gocv.NewMat(), quarter: gocv.NewMat(), small: gocv.NewMat(), smallG: gocv.NewMat(), smallHSV: gocv.NewMat(),
 		kernel:    openingKernel(),
 		paperGrow: gocv.GetStructuringElement(gocv.MorphRect, image.Pt(int(6*opts.PxPerMM)|1, int(6*opts.PxPerMM)|1)),
 		bridge:    gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(int(2.5*opts.PxPerMM)|1, int(2.5*opts.PxPerMM)|1)),
@@ -269,6 +272,7 @@ func (d *Detector) newGrid(x0, y0 float64, gw, gh int) ([]float32, error) {
 	g.grey = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
 	g.paper = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
 	g.skin = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
+	g.cloth = gocv.NewMatWithSize(gh, gw, gocv.MatTypeCV8U)
 	for range max(d.opts.Workers, 1) {
 		g.hsv = append(g.hsv, gocv.NewMat())
 		g.lit = append(g.lit, gocv.NewMat())
@@ -416,8 +420,8 @@ func (d *Detector) Close() error {
 	}
 	d.zones = nil
 	g := &d.grid
-	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.kernel, &d.paperGrow, &d.bridge, &d.seal, &d.enclose,
-		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin}, append(matPtrs(g.hsv), matPtrs(g.lit)...)...) {
+	for _, m := range append([]*gocv.Mat{&d.half, &d.quarter, &d.small, &d.smallG, &d.smallHSV, &d.kernel, &d.paperGrow, &d.bridge, &d.seal, &d.enclose,
+		&g.mapXY, &g.mapA, &g.rect, &g.grey, &g.paper, &g.skin, &g.cloth}, append(matPtrs(g.hsv), matPtrs(g.lit)...)...) {
 		if m.Ptr() != nil {
 			m.Close()
 			*m = gocv.Mat{}
@@ -484,6 +488,10 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	img, err := d.smallG.DataPtrUint8()
 	if err != nil {
 		return Frame{}, err
+	}
+	if !d.felt.known {
+		gocv.CvtColor(d.small, &d.smallHSV, gocv.ColorBGRToHSV)
+		d.felt = feltOf(d.smallHSV)
 	}
 	level := uint8(math.Ceil(d.opts.ChangeLevel))
 	d.still.update(img, level)
@@ -639,9 +647,9 @@ func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone, img []uint8, stride int
 	d.each(len(g.todo), func(w, i int) {
 		t := g.tile(g.todo[i])
 		mapXY, mapA, rect := g.mapXY.Region(t), g.mapA.Region(t), g.rect.Region(t)
-		grey, paper, skin := g.grey.Region(t), g.paper.Region(t), g.skin.Region(t)
+		grey, paper, skin, cloth := g.grey.Region(t), g.paper.Region(t), g.skin.Region(t), g.cloth.Region(t)
 		defer func() {
-			for _, m := range []gocv.Mat{mapXY, mapA, rect, grey, paper, skin} {
+			for _, m := range []gocv.Mat{mapXY, mapA, rect, grey, paper, skin, cloth} {
 				m.Close()
 			}
 		}()
@@ -650,6 +658,7 @@ func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone, img []uint8, stride int
 		gocv.Remap(frame, &rect, &mapXY, &mapA, gocv.InterpolationLinear, gocv.BorderConstant, black)
 		gocv.CvtColor(rect, &g.hsv[w], gocv.ColorBGRToHSV)
 		paperPixels(g.hsv[w], &paper, &g.lit[w])
+		d.felt.clothPixels(g.hsv[w], &cloth, &g.lit[w])
 		gocv.InRangeWithScalar(g.hsv[w], skinLo, skinHi, &skin)
 		gocv.CvtColor(rect, &grey, gocv.ColorBGRToGray)
 	})

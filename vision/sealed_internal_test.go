@@ -85,7 +85,7 @@ func nearCorner(cs []corner, p calibration.Point) bool {
 func TestSealedCorners(t *testing.T) {
 	d, z, contours, pair := pairScene(t, calibration.Point{X: 20, Y: 50})
 	want := []calibration.Point{{X: 38, Y: 22}, {X: 38 + cardW, Y: 22 + cardH}}
-	raw := outlineCorners(contours.At(pair), nil, sealedTestR, nil)
+	raw := outlineCorners(contours.At(pair), nil, sealedTestR, nil, nil)
 	for _, p := range want {
 		if nearCorner(raw, p) {
 			t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", p)
@@ -118,14 +118,14 @@ func TestCompletedOnSealed(t *testing.T) {
 	blobs := d.blobs(z, contours)
 	d.fillBlobs(z, contours, blobs)
 	want := calibration.Point{X: 38, Y: 22}
-	raw := outlineCorners(contours.At(pair), nil, sealedTestR, nil)
+	raw := outlineCorners(contours.At(pair), nil, sealedTestR, nil, nil)
 	if nearCorner(raw, want) {
 		t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", want)
 	}
 	if nearCorner(d.sealedCorners(blobs[pair].sealed, contours.At(pair), raw), want) {
 		t.Fatalf("sealedCorners takes the corner at %v: the drawing no longer tests completion", want)
 	}
-	got := outlineCorners(contours.At(pair), nil, sealedTestR, blobs[pair].sealed)
+	got := outlineCorners(contours.At(pair), nil, sealedTestR, blobs[pair].sealed, nil)
 	if !nearCorner(got, want) {
 		t.Errorf("no corner completed at %v with the sealed outline (%d found)", want, len(got))
 	}

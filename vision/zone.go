@@ -285,6 +285,10 @@ func (d *Detector) blobCorners(z *zone, blobs []blob) []corner {
 	r := d.opts.PxPerMM
 	z.lone = z.lone[:0]
 	grey, greyOK := newGreyPicture(d.grid.grey, z.roi)
+	var cloth *greyPicture // the cloth, where the detector knows its colour
+	if c, ok := newGreyPicture(d.grid.cloth, z.roi); ok && d.felt.known {
+		cloth = &c
+	}
 	var corners []corner
 	var pieces []piece // blobs too small for a card
 	lone := func(rect [4]image.Point, rc []corner) {
@@ -313,7 +317,7 @@ func (d *Detector) blobCorners(z *zone, blobs []blob) []corner {
 			if b.cards > severalCards && greyOK {
 				hidden = &grey
 			}
-			found := outlineCorners(b.c, hidden, r, b.sealed)
+			found := outlineCorners(b.c, hidden, r, b.sealed, cloth)
 			corners = append(corners, found...)
 			corners = append(corners, d.sealedCorners(b.sealed, b.c, found)...)
 		}
@@ -337,7 +341,7 @@ func (d *Detector) sealedCorners(sealed []image.Point, c gocv.PointVector, have 
 	r := d.opts.PxPerMM
 	var raw []image.Point // c's points, taken once a corner needs them
 	var out []corner
-	for _, k := range polygonOutlineCorners(sealed, nil, r, nil) {
+	for _, k := range polygonOutlineCorners(sealed, nil, r, nil, nil) {
 		if slices.ContainsFunc(have, func(h corner) bool { return h.P.Sub(k.P).Len() < 3*r }) {
 			continue
 		}
@@ -480,9 +484,11 @@ func (d *Detector) marginShare(z *zone, rect [4]image.Point) float64 {
 // completes; with the zone's grey picture, where the blob is more than
 // one card, also the corners hidden along its straight stretches, shown
 // by their cards' edges or by their indices alone. sealed is the blob's
-// outline closed over cuts in a card's margin, or nil (completedCorners).
-func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64, sealed []image.Point) []corner {
-	return polygonOutlineCorners(outlinePolygon(c, r), grey, r, sealed)
+// outline closed over cuts in a card's margin, or nil; cloth the zone's
+// picture of the table's cloth, or nil where its colour is not known
+// (both for completedCorners).
+func outlineCorners(c gocv.PointVector, grey *greyPicture, r float64, sealed []image.Point, cloth *greyPicture) []corner {
+	return polygonOutlineCorners(outlinePolygon(c, r), grey, r, sealed, cloth)
 }
 
 // outlinePolygon is outline c (r pixels a mm) as the polygon whose
@@ -494,10 +500,10 @@ func outlinePolygon(c gocv.PointVector, r float64) []image.Point {
 }
 
 // polygonOutlineCorners is outlineCorners on an outline's polygon pts.
-func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, sealed []image.Point) []corner {
+func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, sealed []image.Point, cloth *greyPicture) []corner {
 	found := findCorners(pts, cornerEdgeMM*r, cornerGapMM*r, cornerTurnDeg)
 	found = append(found, notchedCorners(pts, found, r)...)
-	found = append(found, completedCorners(pts, found, r, sealed)...)
+	found = append(found, completedCorners(pts, found, r, sealed, cloth)...)
 	if grey != nil {
 		onOutline := len(found)
 		found = append(found, findJunctions(*grey, pts, r, found)...)
