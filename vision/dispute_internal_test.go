@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -14,34 +15,48 @@ import (
 // guessed), and checks what stands there: the surest reading, in doubt
 // where another card was read there at disputeFloor or more at a corner
 // not merely guessed, with that card as its rival where the reading
-// itself was sure.
+// itself was sure. A card's two index corners, a half turn apart, are
+// one place though the centres they give lie apart, where both read
+// one rank: as KDE nicu-white's 3♠ in a fan of four (acceptance seed
+// 3403, round 1005, seat 6, frame 2150), its top left corner placed 11°
+// askew and read 3♠, its bottom right one read 3♣, 13.8 mm apart.
 func TestDropSamePlace(t *testing.T) {
 	type group struct {
 		card    string
 		conf    float64
 		guessed bool
 		at      calibration.Point
+		corner  corner // where it was read; none given: no half-turn twin
 	}
 	here, away := calibration.Point{X: 100, Y: 200}, calibration.Point{X: 100, Y: 240}
+	deg := func(a float64) calibration.Point { return pt(math.Cos(a*math.Pi/180), math.Sin(a*math.Pi/180)) }
+	at := func(x, y, a float64) corner { return corner{P: pt(x, y), U: deg(a), V: deg(a + 90)} }
+	topLeft, bottomRight := at(-345.4, 288.8, 7), at(-307.2, 388.8, -172)
+	fan3S, fan3C := calibration.Point{X: -319.4, Y: 336.3}, calibration.Point{X: -332.4, Y: 340.9}
 	tests := []struct {
 		name       string
 		groups     []group
 		wantConf   float64 // the first group's, which stands
 		wantRivals string
 	}{
-		{"a sure reading disputed", []group{{"9C", 0.95, false, here}, {"6C", 0.6, false, here}}, disputedConfidence, "6C"},
-		{"a doubtful reading disputed", []group{{"9C", 0.72, false, here}, {"6C", 0.6, false, here}}, disputedConfidence, ""},
-		{"disputed by two", []group{{"9C", 0.95, false, here}, {"6C", 0.6, false, here}, {"8C", 0.55, false, here}}, disputedConfidence, "6C 8C"},
-		{"another card read too doubtfully", []group{{"9C", 0.95, false, here}, {"6C", 0.4, false, here}}, 0.95, ""},
-		{"another card read at a guessed corner", []group{{"9C", 0.95, false, here}, {"6C", 0.6, true, here}}, 0.95, ""},
-		{"the same card read twice", []group{{"9C", 0.95, false, here}, {"9C", 0.6, false, here}}, 0.95, ""},
-		{"another card read at another place", []group{{"9C", 0.95, false, here}, {"6C", 0.6, false, away}}, 0.95, ""},
+		{"a sure reading disputed", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, false, here, corner{}}}, disputedConfidence, "6C"},
+		{"a doubtful reading disputed", []group{{"9C", 0.72, false, here, corner{}}, {"6C", 0.6, false, here, corner{}}}, disputedConfidence, ""},
+		{"disputed by two", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, false, here, corner{}}, {"8C", 0.55, false, here, corner{}}}, disputedConfidence, "6C 8C"},
+		{"another card read too doubtfully", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.4, false, here, corner{}}}, 0.95, ""},
+		{"another card read at a guessed corner", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, true, here, corner{}}}, 0.95, ""},
+		{"the same card read twice", []group{{"9C", 0.95, false, here, corner{}}, {"9C", 0.6, false, here, corner{}}}, 0.95, ""},
+		{"another card read at another place", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, false, away, corner{}}}, 0.95, ""},
+		{"one card's two index corners, read two suits", []group{{"3S", 0.95, false, fan3S, topLeft}, {"3C", 0.55, false, fan3C, bottomRight}}, disputedConfidence, "3C"},
+		{"one card read at its two corners apart", []group{{"3S", 0.6, false, fan3S, topLeft}, {"3S", 0.95, false, fan3C, bottomRight}}, 0.6, ""},
+		{"two ranks read at corners a half turn apart", []group{{"3S", 0.95, false, fan3S, topLeft}, {"4C", 0.55, false, fan3C, bottomRight}}, 0.95, ""},
+		{"two ranks alike further apart", []group{{"3S", 0.95, false, fan3S, topLeft}, {"3C", 0.55, false, fan3C.Add(pt(-10, 10)), at(-317.2, 398.8, -172)}}, 0.95, ""},
+		{"one rank read apart, not a half turn", []group{{"3S", 0.95, false, fan3S, topLeft}, {"3C", 0.55, false, fan3C, at(-307.2, 388.8, 98)}}, 0.95, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var faces []*faceGroup
 			for _, g := range tt.groups {
-				faces = append(faces, &faceGroup{face: face{card: cards.MustParse(g.card), conf: g.conf, centre: g.at}, at: []corner{{}}, guessed: g.guessed})
+				faces = append(faces, &faceGroup{face: face{card: cards.MustParse(g.card), conf: g.conf, centre: g.at}, at: []corner{g.corner}, guessed: g.guessed})
 			}
 			dropSamePlace(faces)
 			if !faces[0].kept() || faces[0].conf != tt.wantConf {

@@ -1058,9 +1058,9 @@ func settleByDeck(faces []*faceGroup) {
 	}
 }
 
-// dropSamePlace empties each group that lies where a surer one
-// does: two groups at one place are one card read two ways. Where the
-// emptied group read another card at disputeFloor or more, at a corner
+// dropSamePlace empties each group that lies where a surer one does
+// (samePlace): two groups at one place are one card read two ways. Where
+// the emptied group read another card at disputeFloor or more, at a corner
 // not merely guessed, the card's corners disagree and one of them is
 // misread: the surer reading stands, in doubt (disputedConfidence),
 // and, where it was sure, with the cards it was disputed by as its
@@ -1069,7 +1069,7 @@ func dropSamePlace(faces []*faceGroup) {
 	disputed := make([]bool, len(faces))
 	for i, g := range faces {
 		for j, h := range faces {
-			if i != j && g.kept() && h.kept() && g.centre.Sub(h.centre).Len() < sameCardMM && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
+			if i != j && g.kept() && h.kept() && samePlace(g, h) && (h.conf < g.conf || (h.conf == g.conf && j > i)) {
 				h.at = nil
 				if h.card != g.card && putsInDoubt(h.conf, h.guessed) {
 					disputed[i] = true
@@ -1091,6 +1091,27 @@ func dropSamePlace(faces []*faceGroup) {
 		}
 	}
 }
+
+// samePlace reports whether groups g and h lie at one place: their
+// centres closer than sameCardMM, or, where they read two suits of one
+// rank at two corners a half turn from each other, the index of one
+// inside the other's card (halfTurnTwins), closer than twinCardMM. A
+// corner whose edges show only a few millimetres of the outline, as in
+// a tight fan, can be placed some 10° askew, which moves the centre it
+// gives by 10 mm and more; its card's other index corner, misread as
+// another suit of the same rank, would otherwise count as a second card.
+// Two groups of one card apart both stand: the tracker takes them for
+// one card, and the better placed of the two may be the less sure.
+func samePlace(g, h *faceGroup) bool {
+	d := g.centre.Sub(h.centre).Len()
+	return d < sameCardMM || d < twinCardMM && g.card != h.card && g.card.Rank == h.card.Rank && halfTurnTwins(g.at, h.at)
+}
+
+// twinCardMM is how far apart the centres of one card, read at its two
+// index corners, may lie (samePlace): less than cards dealt into one
+// hand lie apart, some 20 mm and more, whose indices also lie outside
+// each other's cards.
+const twinCardMM = 18.0
 
 // putsInDoubt reports whether a reading of another card where a card
 // lies, at confidence conf, puts that card in doubt: at disputeFloor or
