@@ -26,8 +26,9 @@ func TestDropSamePlace(t *testing.T) {
 		conf    float64
 		guessed bool
 		at      calibration.Point
-		corner  corner // where it was read; none given: no half-turn twin
+		corners []corner // where it was read
 	}
+	one := []corner{{}} // one corner, in no frame: no half-turn twin
 	here, away := calibration.Point{X: 100, Y: 200}, calibration.Point{X: 100, Y: 240}
 	deg := func(a float64) calibration.Point { return pt(math.Cos(a*math.Pi/180), math.Sin(a*math.Pi/180)) }
 	at := func(x, y, a float64) corner { return corner{P: pt(x, y), U: deg(a), V: deg(a + 90)} }
@@ -39,24 +40,25 @@ func TestDropSamePlace(t *testing.T) {
 		wantConf   float64 // the first group's, which stands
 		wantRivals string
 	}{
-		{"a sure reading disputed", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, false, here, corner{}}}, disputedConfidence, "6C"},
-		{"a doubtful reading disputed", []group{{"9C", 0.72, false, here, corner{}}, {"6C", 0.6, false, here, corner{}}}, disputedConfidence, ""},
-		{"disputed by two", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, false, here, corner{}}, {"8C", 0.55, false, here, corner{}}}, disputedConfidence, "6C 8C"},
-		{"another card read too doubtfully", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.4, false, here, corner{}}}, 0.95, ""},
-		{"another card read at a guessed corner", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, true, here, corner{}}}, 0.95, ""},
-		{"the same card read twice", []group{{"9C", 0.95, false, here, corner{}}, {"9C", 0.6, false, here, corner{}}}, 0.95, ""},
-		{"another card read at another place", []group{{"9C", 0.95, false, here, corner{}}, {"6C", 0.6, false, away, corner{}}}, 0.95, ""},
-		{"one card's two index corners, read two suits", []group{{"3S", 0.95, false, fan3S, topLeft}, {"3C", 0.55, false, fan3C, bottomRight}}, disputedConfidence, "3C"},
-		{"one card read at its two corners apart", []group{{"3S", 0.6, false, fan3S, topLeft}, {"3S", 0.95, false, fan3C, bottomRight}}, 0.6, ""},
-		{"two ranks read at corners a half turn apart", []group{{"3S", 0.95, false, fan3S, topLeft}, {"4C", 0.55, false, fan3C, bottomRight}}, 0.95, ""},
-		{"two ranks alike further apart", []group{{"3S", 0.95, false, fan3S, topLeft}, {"3C", 0.55, false, fan3C.Add(pt(-10, 10)), at(-317.2, 398.8, -172)}}, 0.95, ""},
-		{"one rank read apart, not a half turn", []group{{"3S", 0.95, false, fan3S, topLeft}, {"3C", 0.55, false, fan3C, at(-307.2, 388.8, 98)}}, 0.95, ""},
+		{"a sure reading disputed", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, here, one}}, disputedConfidence, "6C"},
+		{"a doubtful reading disputed", []group{{"9C", 0.72, false, here, one}, {"6C", 0.6, false, here, one}}, disputedConfidence, ""},
+		{"disputed by two", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, here, one}, {"8C", 0.55, false, here, one}}, disputedConfidence, "6C 8C"},
+		{"another card read too doubtfully", []group{{"9C", 0.95, false, here, one}, {"6C", 0.4, false, here, one}}, 0.95, ""},
+		{"another card read at a guessed corner", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, true, here, one}}, 0.95, ""},
+		{"the same card read twice", []group{{"9C", 0.95, false, here, one}, {"9C", 0.6, false, here, one}}, 0.95, ""},
+		{"another card read at another place", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, away, one}}, 0.95, ""},
+		{"one card's two index corners, read two suits", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"3C", 0.55, false, fan3C, []corner{bottomRight}}}, disputedConfidence, "3C"},
+		{"a card read at two corners, and one rank read apart", []group{{"8D", 0.6, false, fan3S, []corner{topLeft}}, {"8H", 0.88, false, fan3C, []corner{bottomRight, at(-358.4, 292.1, 8)}}}, 0.6, ""},
+		{"one card read at its two corners apart", []group{{"3S", 0.6, false, fan3S, []corner{topLeft}}, {"3S", 0.95, false, fan3C, []corner{bottomRight}}}, 0.6, ""},
+		{"two ranks read at corners a half turn apart", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"4C", 0.55, false, fan3C, []corner{bottomRight}}}, 0.95, ""},
+		{"two ranks alike further apart", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"3C", 0.55, false, fan3C.Add(pt(-10, 10)), []corner{at(-317.2, 398.8, -172)}}}, 0.95, ""},
+		{"one rank read apart, not a half turn", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"3C", 0.55, false, fan3C, []corner{at(-307.2, 388.8, 98)}}}, 0.95, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var faces []*faceGroup
 			for _, g := range tt.groups {
-				faces = append(faces, &faceGroup{face: face{card: cards.MustParse(g.card), conf: g.conf, centre: g.at}, at: []corner{g.corner}, guessed: g.guessed})
+				faces = append(faces, &faceGroup{face: face{card: cards.MustParse(g.card), conf: g.conf, centre: g.at}, at: g.corners, guessed: g.guessed})
 			}
 			dropSamePlace(faces)
 			if !faces[0].kept() || faces[0].conf != tt.wantConf {

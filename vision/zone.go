@@ -1093,18 +1093,21 @@ func dropSamePlace(faces []*faceGroup) {
 }
 
 // samePlace reports whether groups g and h lie at one place: their
-// centres closer than sameCardMM, or, where they read two suits of one
-// rank at two corners a half turn from each other, the index of one
-// inside the other's card (halfTurnTwins), closer than twinCardMM. A
-// corner whose edges show only a few millimetres of the outline, as in
-// a tight fan, can be placed some 10° askew, which moves the centre it
-// gives by 10 mm and more; its card's other index corner, misread as
-// another suit of the same rank, would otherwise count as a second card.
-// Two groups of one card apart both stand: the tracker takes them for
-// one card, and the better placed of the two may be the less sure.
+// centres closer than sameCardMM, or, where each is one corner's reading
+// and they read two suits of one rank at corners a half turn from each
+// other, the index of one inside the other's card (halfTurnTwins),
+// closer than twinCardMM. A corner whose edges show only a few
+// millimetres of the outline, as in a tight fan, can be placed some 10°
+// askew, which moves the centre it gives by 10 mm and more; its card's
+// other index corner, misread as another suit of the same rank, would
+// otherwise count as a second card. A group read at two corners already
+// has its card's other corner. Two groups of one card apart both stand:
+// the tracker takes them for one card, and the better placed of the two
+// may be the less sure.
 func samePlace(g, h *faceGroup) bool {
 	d := g.centre.Sub(h.centre).Len()
-	return d < sameCardMM || d < twinCardMM && g.card != h.card && g.card.Rank == h.card.Rank && halfTurnTwins(g.at, h.at)
+	return d < sameCardMM || d < twinCardMM && len(g.at) == 1 && len(h.at) == 1 &&
+		g.card != h.card && g.card.Rank == h.card.Rank && halfTurnTwins(g.at, h.at)
 }
 
 // twinCardMM is how far apart the centres of one card, read at its two
