@@ -628,56 +628,61 @@ func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) er
 	return nil
 }
 
-// confirmShiftMM is how far along its top edge from a guessed corner the
-// second crop that confirms its reading is cut: a corner guessed from the
-// index's first ink may lie a couple of millimetres off the card's, and a
-// crop cut off a corner can lose part of the suit and read the suit
-// wrong. Two crops 1.5 mm apart that read the same card surely show
-// the index whole.
+// confirmShiftMM is how far along its top edge from a guessed corner,
+// either way, the second crops that confirm its reading are cut: a
+// corner guessed from the index's first ink may lie a couple of
+// millimetres off the card's, and a crop cut off a corner can lose part
+// of the suit and read the suit wrong. Two crops 1.5 mm apart that read
+// the same card surely show the index whole.
 const confirmShiftMM = 1.5
 
-// confirmGuessed reads a second crop, cut confirmShiftMM further along
-// the top edge, for each guessed corner the model read surely as a card
-// (res, the model's verdicts on z.batch). Where the second crop reads
-// the same card surely too, the reading is confirmed: it is not capped,
-// but as sure as the less sure of the two crops. Readings kept from the
-// cache keep what was found when they were read. A guessed corner the model reads as a card is rare
-// (most guessed corners lie at pips and read as none), so this costs a
-// crop only now and then.
+// confirmGuessed reads two more crops, cut confirmShiftMM along the top
+// edge each way, for each guessed corner the model read surely as a card
+// (res, the model's verdicts on z.batch). Where one of them reads the
+// same card surely too, the reading is confirmed: it is not capped, but
+// as sure as the less sure of it and the surer second crop. The corner
+// may have been guessed past the card's own or short of it. Readings
+// kept from the cache keep what was found when they were read. A
+// guessed corner the model reads as a card is rare (most guessed corners
+// lie at pips and read as none), so this costs crops only now and then.
 func (d *Detector) confirmGuessed(frame gocv.Mat, z *zone, res []classify.Result) error {
-	var which []int // verdicts with a second crop in z.twins
+	var which []int // the verdict each second crop in z.twins is for
 	for i, r := range res {
 		rd := &z.reads[z.pending[i]]
 		if !rd.at.Guessed || !r.Card.Valid() || r.Confidence < Confident {
 			continue
 		}
-		at := rd.at
-		at.P = at.P.Add(at.U.Scale(confirmShiftMM))
-		f := d.frameAt(at)
-		if f.Validate() != nil {
-			continue
+		for _, shift := range [2]float64{confirmShiftMM, -confirmShiftMM} {
+			at := rd.at
+			at.P = at.P.Add(at.U.Scale(shift))
+			f := d.frameAt(at)
+			if f.Validate() != nil {
+				continue
+			}
+			if len(z.twins) == len(which) {
+				z.twins = append(z.twins, gocv.NewMat())
+			}
+			crop := z.twins[len(which)]
+			if err := z.cropper.Cut(frame, f, &crop); err != nil {
+				continue
+			}
+			z.twins[len(which)] = crop
+			which = append(which, i)
 		}
-		if len(z.twins) == len(which) {
-			z.twins = append(z.twins, gocv.NewMat())
-		}
-		crop := z.twins[len(which)]
-		if err := z.cropper.Cut(frame, f, &crop); err != nil {
-			continue
-		}
-		z.twins[len(which)] = crop
-		which = append(which, i)
 	}
 	twins, err := d.readAll(z.twins[:len(which)])
 	if err != nil {
 		return err
 	}
+	surest := make(map[int]float64) // of the second crops that read the verdict's card surely
 	for k, t := range twins {
-		i := which[k]
-		r := res[i]
-		if t.Card != r.Card || t.Confidence < Confident {
-			continue
+		if i := which[k]; t.Card == res[i].Card && t.Confidence >= Confident {
+			surest[i] = math.Max(surest[i], t.Confidence)
 		}
-		r.Confidence = math.Min(r.Confidence, t.Confidence)
+	}
+	for i, conf := range surest {
+		r := res[i]
+		r.Confidence = math.Min(r.Confidence, conf)
 		rd := &z.reads[z.pending[i]]
 		rd.confirmed = true
 		rd.setResult(r)
