@@ -2,8 +2,8 @@
 // witness of a card's rank that owes nothing to the font of its index.
 // A deck in an unfamiliar design may defeat the index reader, but its
 // two to ten share one layout in every design: that many like pips in
-// two or three columns, symmetric left to right and, but for the seven's
-// odd pip, under a half turn.
+// two or three columns, symmetric left to right and, but for a seven's
+// or a nine's odd pip, under a half turn.
 //
 // Read looks only at the middle of the face, clear of indices in any
 // corner, and answers only when what it sees is such a layout; a court
@@ -54,6 +54,13 @@ const (
 	pipShare, doubtShare = 0.65, 0.3
 	// twinMM: a pip's mirror image lies this close to another pip.
 	twinMM = 3.5
+	// turnMM: its image under a half turn lies this close to another
+	// pip. A pip's position is its ink's centroid, and a heart's lies
+	// well above the middle of its box; the middle row of a six, or a
+	// three's middle pip, is printed upright where its half-turn image
+	// would be turned, and a large heart's centroid then lies 4 to 7 mm
+	// from that image (gnome's bellot).
+	turnMM = 2 * twinMM
 	// minContrast: the pips are at least this much darker, in the
 	// darkest of the three colours, than the paper around them.
 	minContrast = 40.0
@@ -191,8 +198,10 @@ func pipsOf(blobs []blob) ([]point, bool) {
 // laidOut reports whether pips lie as a number card's do: each pip's
 // mirror image across the layout's vertical middle is a pip, and so is
 // its image under a half turn about the layout's centre, but for one pip
-// on the middle line of a seven. The centre is the middle of the pips'
-// bounding box, which a seven's odd pip does not move.
+// on the middle line of a seven or a nine, which designs place anywhere
+// between the columns' first and last rows (gnome's bellot prints a
+// nine's high). The centre is the middle of the pips' bounding box,
+// which such an odd pip does not move.
 func laidOut(pips []point) bool {
 	lo, hi := pips[0], pips[0]
 	for _, p := range pips {
@@ -205,11 +214,11 @@ func laidOut(pips []point) bool {
 	}
 	odd := 0
 	for _, p := range pips {
-		if !near(pips, pt(2*c.x-p.x, p.y)) {
+		if !near(pips, pt(2*c.x-p.x, p.y), twinMM) {
 			return false
 		}
-		if !near(pips, pt(2*c.x-p.x, 2*c.y-p.y)) {
-			if len(pips) != 7 || math.Abs(p.x-c.x) > twinMM {
+		if !near(pips, pt(2*c.x-p.x, 2*c.y-p.y), turnMM) {
+			if len(pips) != 7 && len(pips) != 9 || math.Abs(p.x-c.x) > twinMM {
 				return false
 			}
 			odd++
@@ -218,10 +227,10 @@ func laidOut(pips []point) bool {
 	return odd <= 1
 }
 
-// near reports whether some pip lies within twinMM of q.
-func near(pips []point, q point) bool {
+// near reports whether some pip lies within tol mm of q.
+func near(pips []point, q point, tol float64) bool {
 	for _, p := range pips {
-		if math.Hypot(p.x-q.x, p.y-q.y) <= twinMM {
+		if math.Hypot(p.x-q.x, p.y-q.y) <= tol {
 			return true
 		}
 	}

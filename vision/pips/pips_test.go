@@ -128,7 +128,7 @@ func TestRead(t *testing.T) {
 	}
 	t.Logf("number cards counted: %d of %d (%.1f%%), %d wrong counts; per deck: %s",
 		counted, number, 100*float64(counted)/float64(number), wrong, strings.Join(report, ", "))
-	// 84% today: the decks with ornaments among the pips (ornamental,
+	// 85% today: the decks with ornaments among the pips (ornamental,
 	// tango) and the procedural layouts of their own (proc:1, proc:17)
 	// give none.
 	if !testing.Short() && counted*100 < number*80 {
@@ -232,6 +232,42 @@ func TestReadRefuses(t *testing.T) {
 	} {
 		if f, ok := Read(tc.face, tc.r); f.Pips != tc.n || ok != tc.ok {
 			t.Errorf("%s: Read = %d pips, %v; want %d, %v", tc.name, f.Pips, ok, tc.n, tc.ok)
+		}
+	}
+}
+
+// TestLaidOut: which layouts of pip centres (mm on the face) are a
+// number card's. Columns at 19 and 44 mm, rows from 16 to 72 mm.
+func TestLaidOut(t *testing.T) {
+	col := func(x float64, ys ...float64) []point {
+		var out []point
+		for _, y := range ys {
+			out = append(out, pt(x, y))
+		}
+		return out
+	}
+	sides := func(ys ...float64) []point { return append(col(19, ys...), col(44, ys...)...) }
+	for _, tc := range []struct {
+		name string
+		pips []point
+		want bool
+	}{
+		{"a six", sides(16, 44, 72), true},
+		// Large hearts, the middle row upright: their centroids lie high.
+		{"a six, its middle row 3 mm high", sides(16, 41, 72), true},
+		{"a six, its middle row 8 mm high", sides(16, 36, 72), false},
+		{"a three", col(31.5, 16, 44, 72), true},
+		{"a three, its middle pip 3 mm high", col(31.5, 16, 41, 72), true},
+		{"a seven", append(sides(16, 44, 72), pt(31.5, 30)), true},
+		{"a nine, its odd pip in the middle", append(sides(16, 34.7, 53.3, 72), pt(31.5, 44)), true},
+		{"a nine, its odd pip high", append(sides(16, 34.7, 53.3, 72), pt(31.5, 25)), true},
+		{"a nine, its odd pip off the middle line", append(sides(16, 34.7, 53.3, 72), pt(36.5, 25)), false},
+		{"a five, its odd pip high", append(sides(16, 72), pt(31.5, 30)), false},
+		{"an eight of two odd pips", append(sides(16, 44, 72), pt(31.5, 30), pt(31.5, 36)), false},
+		{"a six, one column lower", append(col(19, 16, 44, 72), col(44, 20, 48, 76)...), false},
+	} {
+		if got := laidOut(tc.pips); got != tc.want {
+			t.Errorf("%s: laidOut = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
