@@ -63,22 +63,17 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 }
 
 // covered reports whether another card lies over shape s: a corner
-// found this frame (reads), where edges meet, that shows an index or a
-// card's back, lies on s's face clear of its long edges. A corner shows
-// only where its card lies on top, so that card hides part of s, and the
-// pips seen there may be its own: in a dealer's row laid some 30 mm
-// apart, a covered 9's first column of pips and the next card's make a
-// 4-and-4 layout, an 8. A corner that shows neither is no evidence: a
-// frame line of s's own face art, meeting its edge, makes such a corner.
+// found this frame (reads), where edges meet, lies on s's face clear of
+// its long edges. A corner shows only where its card lies on top, so that
+// card hides part of s, and the pips seen there may be its own: in a
+// dealer's row laid some 30 mm apart, a covered 9's first column of pips
+// and the next card's make a 4-and-4 layout, an 8.
 func covered(s cardShape, reads []read) bool {
 	v := s.v.Unit()
 	u := pt(-v.Y, v.X)
 	for _, rd := range reads {
 		if rd.at.Guessed {
 			continue // placed from ink, which a face's own pips have
-		}
-		if rd.res.None() {
-			continue
 		}
 		// Cards laid in a row line up their ends, so the corners of
 		// those over s lie on its ends: clear of its long edges is
