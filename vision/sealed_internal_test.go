@@ -2,6 +2,8 @@ package vision
 
 import (
 	"image"
+	"image/color"
+	"math"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -101,6 +103,77 @@ func TestSealedCorners(t *testing.T) {
 		if !nearCorner(sealed, p) {
 			t.Errorf("no corner found at %v on the sealed outline (%d found)", p, len(sealed))
 		}
+	}
+}
+
+// TestSealedTipAboveBlob draws a double turned a quarter from its hand,
+// 28° off the zone's axes, over the hand's card (as a dealer lays a
+// double-down card across the hand), with a glyph's stroke printed out
+// to the edge across its topmost corner, its index corner, cutting the
+// tip off. The tip is a blob of its own that stands above the pair's:
+// the closing that seals the cut joins it to the pair, and the outline
+// so closed, tip and all, is the pair's sealed outline, on which the
+// corner is found. KDE penguins (acceptance seed 3801, round 1003, frame
+// 1722): a 6♠ doubled across seat 1's 2♦ and 8♣, its "6" printed across
+// the corner, never seen.
+func TestSealedTipAboveBlob(t *testing.T) {
+	const r = sealedTestR
+	d, z := sealingZone(t, 320, 340)
+	// card returns the corners, in the zone's pixels, of a card centred
+	// at c (mm) whose long axis runs at deg from the x axis; the first
+	// corner is the topmost.
+	card := func(c calibration.Point, deg float64) []image.Point {
+		a := deg * math.Pi / 180
+		long, short := pt(math.Cos(a), math.Sin(a)).Scale(cardH/2), pt(-math.Sin(a), math.Cos(a)).Scale(cardW/2)
+		var out []image.Point
+		for _, k := range [4][2]float64{{1, -1}, {1, 1}, {-1, 1}, {-1, -1}} {
+			p := c.Add(long.Scale(k[0])).Add(short.Scale(k[1])).Scale(r)
+			out = append(out, image.Pt(int(math.Round(p.X)), int(math.Round(p.Y))))
+		}
+		return out
+	}
+	fill := func(pts []image.Point, col color.RGBA) {
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+		defer pv.Close()
+		gocv.FillPoly(&z.mask, pv, col)
+	}
+	fill(card(calibration.Point{X: 75, Y: 100}, 62), white) // the hand's card, upright in its hand
+	double := card(calibration.Point{X: 75, Y: 70}, -28)
+	fill(double, white)
+	tip := fromImage(double[0])
+	along := func(to image.Point, mm float64) image.Point {
+		q := tip.Add(fromImage(to).Sub(tip).Unit().Scale(mm * r))
+		return image.Pt(int(q.X), int(q.Y))
+	}
+	// Corners 0 and 1 share a short edge, corners 0 and 3 a long one.
+	gocv.Line(&z.mask, along(double[1], 12), along(double[3], 14), black, int(3*r))
+	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	t.Cleanup(func() { contours.Close() })
+	pair, most := 0, 0.0
+	for i := range contours.Size() {
+		if a := gocv.ContourArea(contours.At(i)); a > most {
+			pair, most = i, a
+		}
+	}
+	if top := gocv.BoundingRect(contours.At(pair)).Min.Y; tip.Y >= float64(top) {
+		t.Fatalf("the tip (y %v px) does not stand above the pair's blob (top %d px): the drawing no longer tests the box round the blob", tip.Y, top)
+	}
+	want := tip.Scale(1 / r)
+	raw := outlineCorners(contours.At(pair), nil, r, nil, nil)
+	if nearCorner(raw, want) {
+		t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", want)
+	}
+	blobs := d.blobs(z, contours)
+	if blobs[pair].kind != blobCards {
+		t.Fatalf("the pair's blob is of kind %d, want blobCards", blobs[pair].kind)
+	}
+	d.fillBlobs(z, contours, blobs)
+	if blobs[pair].sealed == nil {
+		t.Fatal("the pair has no sealed outline")
+	}
+	got := append(outlineCorners(contours.At(pair), nil, r, blobs[pair].sealed, nil), d.sealedCorners(blobs[pair].sealed, contours.At(pair), raw)...)
+	if !nearCorner(got, want) {
+		t.Errorf("no corner found at %v with the sealed outline (%d found)", want, len(got))
 	}
 }
 

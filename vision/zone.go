@@ -208,7 +208,11 @@ func (d *Detector) fillBlobs(z *zone, contours gocv.PointsVector, blobs []blob) 
 		if b.kind != blobCards {
 			continue
 		}
-		box := gocv.BoundingRect(b.c).Inset(-d.seal.Cols()).Intersect(all)
+		// The closing joins to the blob the paper within a kernel of it
+		// (a corner's tip an index printed across it cut off, which may
+		// stand out past the blob), and grows that by half a kernel
+		// before it shrinks back: the box leaves room for both.
+		box := gocv.BoundingRect(b.c).Inset(-2 * d.seal.Cols()).Intersect(all)
 		mask, filled := z.mask.Region(box), z.filled.Region(box)
 		gocv.MorphologyEx(mask, &z.grown, gocv.MorphClose, d.seal)
 		sealed := gocv.FindContours(z.grown, gocv.RetrievalExternal, gocv.ChainApproxSimple)
