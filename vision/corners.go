@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"math"
+	"slices"
 
 	"bjmonitor/calibration"
 )
@@ -286,6 +287,152 @@ func notchedCorners(poly []image.Point, have []corner, r float64) []corner {
 		}
 	}
 	return out
+}
+
+// steppedCorners returns the card corners of an outline (as findCorners
+// takes it, r pixels a mm) where a card lies a few millimetres higher
+// than the card beside it, over it: the outline runs along the higher
+// card's top edge, rounds its corner, runs down its side edge only as far
+// as the lower card's top edge, too short for findCorners, and then on
+// along the lower card (stepCorner). Corners within 3 mm of one in have
+// are left out. cloth is the zone's picture of the table's cloth (255
+// where it shows): with none, no corner is found, as an index's ink and
+// the felt cannot be told apart.
+func steppedCorners(poly []image.Point, have []corner, r float64, cloth *greyPicture) []corner {
+	if len(poly) < 4 || cloth == nil {
+		return nil
+	}
+	const edgeMM = 15.0 // the edge a corner is on: most of a card's top edge
+	orient := orientation(poly)
+	var out []corner
+	for _, e := range longEdges(poly, edgeMM*r) {
+		for _, step := range [2]int{1, -1} {
+			c, ok := stepCorner(poly, e, step, orient, r, *cloth)
+			near := func(h corner) bool { return h.P.Sub(c.P).Len() < 3*r }
+			if ok && !slices.ContainsFunc(have, near) && !slices.ContainsFunc(out, near) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// stepCorner returns the corner at an end of edge e of the outline poly
+// (orient its orientation, r pixels a mm), walking on from the edge's end
+// (step 1) or back from its start (step -1), where the outline there
+// shows a card lying over a lower one (steppedCorners). From the edge's
+// end, the outline must:
+//   - round the convex way, within cornerGapMM, to a side running in,
+//     square to the edge within 25°, for at least 1.5 mm: the card's side
+//     edge;
+//   - with the cloth beside that side edge, past it: beside a glyph
+//     printed at the card's edge, which notches the outline the same way,
+//     lies the glyph's ink;
+//   - from the side edge's foot, head on along the edge (within 30°: the
+//     cards of a hand lie at angles a little apart), and keep at least
+//     1.5 mm below the edge's line until 12 mm on past the corner: the
+//     lower card's edge. Past a glyph the outline comes back up to the
+//     line, or turns down the card's own side edge.
+//
+// The corner is where the edge's line meets the side edge's, square to
+// it, within 5 mm of the outline (a corner rounded over 7 mm or more
+// leaves its tip that far off), in the frame cornerAt gives it.
+func stepCorner(poly []image.Point, e edge, step int, orient, r float64, cloth greyPicture) (corner, bool) {
+	const (
+		stubMM    = 1.5  // the least of a side edge that shows a direction
+		squareCos = 0.9  // within some 25° of square to the edge
+		stepMinMM = 1.5  // how far below the edge's line the lower card lies, at least
+		stepRunMM = 12.0 // and how far on past the corner
+		tipMM     = 5.0  // the rounded corner's tip lies this close to the corner
+	)
+	from, end, k := e.a, e.b, e.j+1
+	if step < 0 {
+		from, end, k = e.b, e.a, e.i
+	}
+	// d is the way the outline arrives, in the way into the blob, to the
+	// convex side.
+	d := end.Sub(from).Unit()
+	in := pt(-d.Y, d.X)
+	if orient*float64(step) < 0 {
+		in = in.Scale(-1)
+	}
+	at := func(k int) calibration.Point { return ringAt(poly, k) }
+	// Round the corner to the first side running in. The edge's line is
+	// taken through the last point of the outline along it, where the
+	// rounding starts: a long edge's direction, carried on for some
+	// millimetres, strays.
+	round, last := false, end
+	for j := 0; j < len(poly) && at(k).Sub(end).Len() <= cornerGapMM*r; j, k = j+1, k+step {
+		side := at(k + step).Sub(at(k))
+		if round = side.Len() >= stubMM*r && dot(side.Unit(), in) >= squareCos; round {
+			break
+		}
+		if dot(side.Unit(), d) >= squareCos {
+			last = at(k + step)
+		}
+	}
+	if !round {
+		return corner{}, false
+	}
+	// The side edge runs in as far as the lower card.
+	s0 := at(k)
+	for j := 0; j < len(poly) && dot(at(k+step).Sub(at(k)).Unit(), in) >= squareCos; j++ {
+		k += step
+	}
+	s1 := at(k)
+	mid := s0.Add(s1).Scale(0.5)
+	p := last.Add(d.Scale(dot(mid.Sub(last), d)))
+	if dot(s1.Sub(s0), in) < stubMM*r || dot(s0.Sub(p), in) > cornerGapMM*r/2 ||
+		distToPoly(poly, p) > tipMM*r || !clothBeside(cloth, mid, d, r) || !leavesAlong(poly, k, step, d, r) {
+		return corner{}, false
+	}
+	for j := 0; j < len(poly); j, k = j+1, k+step {
+		q := at(k).Sub(p)
+		if dot(q, in) < stepMinMM*r || dot(q, d) < -r {
+			return corner{}, false
+		}
+		if dot(q, d) >= stepRunMM*r {
+			return cornerAt(p, d, in), true
+		}
+	}
+	return corner{}, false
+}
+
+// ringAt is point k of the closed polygon poly, k taken round it.
+func ringAt(poly []image.Point, k int) calibration.Point {
+	n := len(poly)
+	return fromImage(poly[((k%n)+n)%n])
+}
+
+// clothBeside reports whether the cloth shows (in cloth, r pixels a mm)
+// at four or more of six points: 1 and 2 mm on along d from p, and from
+// the points 1 mm either side of p across d.
+func clothBeside(cloth greyPicture, p, d calibration.Point, r float64) bool {
+	across := pt(-d.Y, d.X)
+	seen := 0
+	for _, a := range [2]float64{1, 2} {
+		for _, b := range [3]float64{-1, 0, 1} {
+			q := p.Add(d.Scale(a * r)).Add(across.Scale(b * r))
+			x, y := int(q.X), int(q.Y)
+			if x >= 0 && y >= 0 && x < cloth.cols && y < cloth.rows && cloth.px[y*cloth.step+x] != 0 {
+				seen++
+			}
+		}
+	}
+	return seen >= 4
+}
+
+// leavesAlong reports whether the outline poly (r pixels a mm), walked
+// from its point k by step (1 or -1), heads along d (a unit vector,
+// within 30°) to its first point 3 mm or more away.
+func leavesAlong(poly []image.Point, k, step int, d calibration.Point, r float64) bool {
+	from := ringAt(poly, k)
+	for j := 1; j < len(poly); j++ {
+		if w := ringAt(poly, k+j*step).Sub(from); w.Len() >= 3*r {
+			return dot(w.Unit(), d) >= math.Cos(math.Pi/6)
+		}
+	}
+	return false
 }
 
 // distToPoly is the distance from q to the closed polygon's nearest edge.

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -572,4 +573,121 @@ func TestEdgeWithin(t *testing.T) {
 			t.Fatalf("poly %v q %v lim %g: edge %d is %g away", poly, q, lim, e, distToEdge(poly, e, q))
 		}
 	}
+}
+
+// TestSteppedCorners draws hands and lone cards, their corners rounded
+// over 5 mm, with the felt (the cloth) where no paper and no ink is, and
+// checks that steppedCorners finds the corner of a card lying a little
+// higher than the card beside it, and no corner where an index printed
+// at the edge notches the outline. KDE nicu-white (acceptance seed 3801,
+// round 1006, frame 2558): a split hand's fourth card, a 6♠ turned 15°
+// from the 6♠ under it and 8 mm higher, its corner rounded over some
+// 6 mm; no corner was found there, and its index was read 5 mm off.
+func TestSteppedCorners(t *testing.T) {
+	const r, round = 2.0, 5.0
+	type placed struct{ tl, u calibration.Point } // a card's top-left corner (mm) and its top edge's direction
+	type scene struct {
+		cards []placed
+		ink   [][]calibration.Point // glyphs (mm)
+	}
+	upright := pt(1, 0)
+	turned := func(deg float64) calibration.Point {
+		s, c := math.Sincos(deg * math.Pi / 180)
+		return pt(c, s)
+	}
+	box := func(x0, y0, x1, y1 float64) []calibration.Point {
+		return []calibration.Point{pt(x0, y0), pt(x1, y0), pt(x1, y1), pt(x0, y1)}
+	}
+	tests := []struct {
+		name string
+		sc   scene
+		want []calibration.Point // corners steppedCorners must find (mm); it may find no corner that is not a card's
+	}{
+		{"a card 8 mm higher, turned 15°", scene{cards: []placed{{pt(40, 60), upright}, {pt(62, 52), turned(15)}}},
+			[]calibration.Point{pt(62, 52)}},
+		{"a card 7 mm higher", scene{cards: []placed{{pt(40, 60), upright}, {pt(62, 53), upright}}},
+			[]calibration.Point{pt(62, 53)}},
+		// Rounded down to the card beneath, with no side edge between:
+		// beyond steppedCorners.
+		{"a card 3 mm higher", scene{cards: []placed{{pt(40, 60), upright}, {pt(62, 57), upright}}}, nil},
+		{"top edges in line", scene{cards: []placed{{pt(40, 60), upright}, {pt(62, 60), upright}}}, nil},
+		{"an index notch by the corner", scene{cards: []placed{{pt(40, 60), upright}}, ink: [][]calibration.Point{box(45, 58, 53, 65)}}, nil},
+		{"a glyph across the corner, 14 mm wide", scene{cards: []placed{{pt(40, 60), upright}}, ink: [][]calibration.Point{box(38, 58, 54, 66)}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const w, h = 400, 400
+			mask := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), h, w, gocv.MatTypeCV8U)
+			defer mask.Close()
+			ink := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), h, w, gocv.MatTypeCV8U)
+			defer ink.Close()
+			for _, c := range tt.sc.cards {
+				fillMask(&mask, roundedCard(c.tl, c.u, round, r), true)
+			}
+			for _, g := range tt.sc.ink {
+				ps := make([]calibration.Point, len(g))
+				for i, p := range g {
+					ps[i] = p.Scale(r)
+				}
+				fillMask(&mask, ps, false)
+				fillMask(&ink, ps, true)
+			}
+			cloth := make([]uint8, w*h)
+			for y := range h {
+				for x := range w {
+					if mask.GetUCharAt(y, x) == 0 && ink.GetUCharAt(y, x) == 0 {
+						cloth[y*w+x] = 255
+					}
+				}
+			}
+			poly, found := handOutline(t, mask, r)
+			got := steppedCorners(poly, found, r, &greyPicture{px: cloth, step: w, cols: w, rows: h})
+			for _, p := range tt.want {
+				if !slices.ContainsFunc(got, func(c corner) bool { return c.P.Sub(p.Scale(r)).Len() < 2*r }) {
+					t.Errorf("no corner found at %v mm (found %d)", p, len(got))
+				}
+			}
+			var corners []calibration.Point // every card's, where its edges' lines meet
+			for _, c := range tt.sc.cards {
+				v := pt(-c.u.Y, c.u.X)
+				for _, k := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
+					corners = append(corners, c.tl.Add(c.u.Scale(k[0]*cardW)).Add(v.Scale(k[1]*cardH)))
+				}
+			}
+			for _, c := range got {
+				if !slices.ContainsFunc(corners, func(p calibration.Point) bool { return c.P.Sub(p.Scale(r)).Len() < 2*r }) {
+					t.Errorf("a corner at %.1f,%.1f mm is no card's", c.P.X/r, c.P.Y/r)
+				}
+			}
+			if t.Failed() {
+				return
+			}
+			// Without the cloth, none: a glyph's ink and the felt cannot
+			// be told apart.
+			if got := steppedCorners(poly, found, r, nil); len(got) > 0 {
+				t.Errorf("%d corners found with no picture of the cloth", len(got))
+			}
+		})
+	}
+}
+
+// roundedCard returns the outline, in pixels at r a mm, of a card whose
+// top-left corner (where its edges' lines meet) lies at tl mm, its top
+// edge running along u (a unit vector), its corners rounded over radius
+// mm.
+func roundedCard(tl, u calibration.Point, radius, r float64) []calibration.Point {
+	v := pt(-u.Y, u.X)
+	var out []calibration.Point
+	// Each corner's arc centre, inset radius along both edges, and the
+	// angle its arc starts at, in the card's own axes.
+	for i, k := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
+		cu := k[0]*cardW + (1-2*k[0])*radius
+		cv := k[1]*cardH + (1-2*k[1])*radius
+		for s := range 10 {
+			a := (float64(i+2) + float64(s)/9) * math.Pi / 2
+			p := tl.Add(u.Scale(cu + radius*math.Cos(a))).Add(v.Scale(cv + radius*math.Sin(a)))
+			out = append(out, p.Scale(r))
+		}
+	}
+	return out
 }

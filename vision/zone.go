@@ -507,6 +507,7 @@ func outlinePolygon(c gocv.PointVector, r float64) []image.Point {
 func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, sealed []image.Point, cloth *greyPicture) []corner {
 	found := findCorners(pts, cornerEdgeMM*r, cornerGapMM*r, cornerTurnDeg)
 	found = append(found, notchedCorners(pts, found, r)...)
+	found = append(found, steppedCorners(pts, found, r, cloth)...)
 	found = append(found, completedCorners(pts, found, r, sealed, cloth)...)
 	if grey != nil {
 		onOutline := len(found)
