@@ -43,16 +43,35 @@ func pairScene(t *testing.T, under calibration.Point) (*Detector, *zone, gocv.Po
 	gocv.Line(&z.mask, mmPt(bx+cardW-12, by+cardH+1), mmPt(bx+cardW+1, by+cardH-14), black, int(3*r))
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	t.Cleanup(func() { contours.Close() })
-	pair, most := 0, 0.0
-	for i := 0; i < contours.Size(); i++ {
-		if a := gocv.ContourArea(contours.At(i)); a > most {
-			pair, most = i, a
-		}
-	}
+	pair, most := largestBlob(contours)
 	if most < 1.3*cardW*cardH*r*r {
 		t.Fatalf("the largest blob is %.2f cards, want the pair", most/(cardW*cardH*r*r))
 	}
 	return d, z, contours, pair
+}
+
+// largestBlob returns the index and area (px) of the largest of
+// contours.
+func largestBlob(contours gocv.PointsVector) (int, float64) {
+	k, most := 0, 0.0
+	for i := range contours.Size() {
+		if a := gocv.ContourArea(contours.At(i)); a > most {
+			k, most = i, a
+		}
+	}
+	return k, most
+}
+
+// fillPair classifies the zone's blobs, checks that contours' pair is
+// a blob of several cards, and fills the blobs in as prepareZone does.
+func fillPair(t *testing.T, d *Detector, z *zone, contours gocv.PointsVector, pair int) []blob {
+	t.Helper()
+	blobs := d.blobs(z, contours)
+	if blobs[pair].kind != blobCards {
+		t.Fatalf("the pair's blob is of kind %d, want blobCards", blobs[pair].kind)
+	}
+	d.fillBlobs(z, contours, blobs)
+	return blobs
 }
 
 // sealingZone returns a detector on a table with no marks, at
@@ -93,11 +112,7 @@ func TestSealedCorners(t *testing.T) {
 			t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", p)
 		}
 	}
-	blobs := d.blobs(z, contours)
-	if blobs[pair].kind != blobCards {
-		t.Fatalf("the pair's blob is of kind %d, want blobCards", blobs[pair].kind)
-	}
-	d.fillBlobs(z, contours, blobs)
+	blobs := fillPair(t, d, z, contours, pair)
 	sealed := d.sealedCorners(blobs[pair].sealed, contours.At(pair), raw)
 	for _, p := range want {
 		if !nearCorner(sealed, p) {
@@ -149,12 +164,7 @@ func TestSealedTipAboveBlob(t *testing.T) {
 	gocv.Line(&z.mask, along(double[1], 12), along(double[3], 14), black, int(3*r))
 	contours := gocv.FindContours(z.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	t.Cleanup(func() { contours.Close() })
-	pair, most := 0, 0.0
-	for i := range contours.Size() {
-		if a := gocv.ContourArea(contours.At(i)); a > most {
-			pair, most = i, a
-		}
-	}
+	pair, _ := largestBlob(contours)
 	if top := gocv.BoundingRect(contours.At(pair)).Min.Y; tip.Y >= float64(top) {
 		t.Fatalf("the tip (y %v px) does not stand above the pair's blob (top %d px): the drawing no longer tests the box round the blob", tip.Y, top)
 	}
@@ -163,11 +173,7 @@ func TestSealedTipAboveBlob(t *testing.T) {
 	if nearCorner(raw, want) {
 		t.Fatalf("the outline as it is shows the corner at %v: the drawing no longer tests the sealed outline", want)
 	}
-	blobs := d.blobs(z, contours)
-	if blobs[pair].kind != blobCards {
-		t.Fatalf("the pair's blob is of kind %d, want blobCards", blobs[pair].kind)
-	}
-	d.fillBlobs(z, contours, blobs)
+	blobs := fillPair(t, d, z, contours, pair)
 	if blobs[pair].sealed == nil {
 		t.Fatal("the pair has no sealed outline")
 	}
