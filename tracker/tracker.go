@@ -409,20 +409,44 @@ func conflicts(tr *track, o vision.Observation) bool {
 	return conf >= sureRead && id != o.Card
 }
 
+// askew reports whether o is a doubtful reading of the counted card tr
+// lying more than askewDeg off its angle: its index read in a wrong
+// frame as the dealer's hand passes over it, the centre placed off by as
+// much as the frame is. It does not move the card: moved there, the card
+// would lie where the next card is being laid, and take that card's
+// readings for its own.
+func askew(tr *track, o vision.Observation) bool {
+	if !tr.confirmed || !o.Card.Valid() || o.Confidence >= sureRead {
+		return false
+	}
+	d := math.Mod(math.Abs(o.Angle-tr.angle), 180)
+	return math.Min(d, 180-d) > askewDeg
+}
+
+// askewDeg: the angle readings of one card lying still agree within a
+// few degrees; a corner read in the hand's frame rather than its own is
+// off by the angle between them, 10° and more where the dealer lays a
+// card askew.
+const askewDeg = 10.0
+
 // sureRead is the confidence of a reading the tracker acts on alone.
 const sureRead = 0.75
 
 func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
-	if vision.Dist(o.Center, tr.stillPos) > t.cfg.StillMM {
+	switch {
+	case askew(tr, o):
+		// Its place and angle stand.
+	case vision.Dist(o.Center, tr.stillPos) > t.cfg.StillMM:
 		tr.stillPos, tr.stillSince, tr.pos = o.Center, frame, o.Center
-	} else {
+		tr.angle = o.Angle
+	default:
 		// Average out the jitter of a card lying still.
 		tr.pos.X += (o.Center.X - tr.pos.X) / 4
 		tr.pos.Y += (o.Center.Y - tr.pos.Y) / 4
+		tr.angle = o.Angle
 	}
 	// Lying sideways is judged against the cards around, which are not
 	// all seen in every frame: go by most sightings.
-	tr.angle = o.Angle
 	if o.Sideways {
 		tr.sideVotes++
 	} else {

@@ -516,3 +516,61 @@ func TestEndWhenSeenCleared(t *testing.T) {
 		})
 	}
 }
+
+// TestAskewReadingMovesNoCard lays a hand's third card while the
+// second's index is read, for a few frames, in a wrong frame: doubtful,
+// 18° off the card's angle, its centre placed 11.5 mm off, towards the
+// card being laid. The second card stays where it lies, and the third
+// is counted. KDE nicu-white (acceptance seed 3601, round 1004, frame
+// 2398): seat 5's 6♥ read 0.57 at 86° as the 4♦ went down; moved there,
+// it took the 4♦'s place and the 4♦ was lost.
+func TestAskewReadingMovesNoCard(t *testing.T) {
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fps = 25
+	tr := tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules())
+	on := map[string]vision.Observation{}
+	frame := 0
+	wait := func(seconds float64) {
+		for range int(seconds * fps) {
+			f := vision.Frame{Index: frame, Time: float64(frame) / fps}
+			for _, o := range on {
+				f.Cards = append(f.Cards, o)
+			}
+			slices.SortFunc(f.Cards, func(a, b vision.Observation) int { return cmp.Compare(a.Center.X, b.Center.X) })
+			tr.Observe(f)
+			frame++
+		}
+	}
+	put := func(card string, conf, x, y, angle float64) {
+		on[card] = vision.Observation{Card: cards.MustParse(card), Confidence: conf, Center: calibration.Point{X: x, Y: y}, Angle: angle}
+	}
+	tr.StartRound("1004", frame)
+	put("TC", 0.97, 174, 395, 103)
+	wait(1)
+	put("6H", 0.97, 190.8, 384.6, 104)
+	wait(1)
+	put("4D", 0.96, 208.2, 371.2, 94)
+	put("6H", 0.57, 201.7, 380.8, 86) // its index read in the hand's frame
+	wait(0.2)
+	put("6H", 0.97, 190.8, 384.6, 104)
+	put("4D", 0.97, 205.5, 370.8, 103)
+	wait(1)
+	r, ok := tr.EndRound(frame)
+	if !ok {
+		t.Fatal("no round")
+	}
+	var got []string
+	for _, s := range r.Seats {
+		for hi := range s.Hands {
+			for _, c := range r.HandCards(s.Seat, hi) {
+				got = append(got, fmt.Sprintf("%d:%s", s.Seat, c.Text()))
+			}
+		}
+	}
+	if want := []string{"3:TC", "3:6H", "3:4D"}; !slices.Equal(got, want) {
+		t.Errorf("cards %v, want %v", got, want)
+	}
+}
