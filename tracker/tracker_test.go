@@ -360,27 +360,14 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 	table := tableOf(t, l)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			const fps = 25
-			tr := tracker.New(tracker.DefaultConfig(fps), table, game.DefaultRules())
-			on := map[string]vision.Observation{} // what lies on the felt, by name
-			frame := 0
-			wait := func(seconds float64) {
-				for range int(seconds * fps) {
-					f := vision.Frame{Index: frame, Time: float64(frame) / fps}
-					for _, o := range on {
-						f.Cards = append(f.Cards, o)
-					}
-					slices.SortFunc(f.Cards, func(a, b vision.Observation) int { return cmp.Compare(a.Center.X, b.Center.X) })
-					tr.Observe(f)
-					frame++
-				}
-			}
+			f := newFelt(table)
+			tr, on, wait := f.tr, f.on, f.wait
 			deal := func(name, card string, x, y, angle float64, sideways bool) {
 				on[name] = vision.Observation{Card: cards.MustParse(card), Confidence: 0.97,
 					Center: calibration.Point{X: x, Y: y}, Angle: angle, Sideways: sideways}
 				wait(1)
 			}
-			tr.StartRound("1009", frame)
+			tr.StartRound("1009", f.frame)
 			deal("3C", "3C", 1, 405, 90, false)
 			deal("6C", "6C", 174, 395, -95, false)
 			deal("3D", "3D", 13, 386, 90, false) // seat 4's pair
@@ -397,7 +384,7 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 				angle = -180
 			}
 			deal("late", tt.second, 138, 367, angle, tt.sideways)
-			r, ok := tr.EndRound(frame)
+			r, ok := tr.EndRound(f.frame)
 			if !ok {
 				t.Fatal("no round")
 			}
@@ -529,25 +516,12 @@ func TestAskewReadingMovesNoCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const fps = 25
-	tr := tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules())
-	on := map[string]vision.Observation{}
-	frame := 0
-	wait := func(seconds float64) {
-		for range int(seconds * fps) {
-			f := vision.Frame{Index: frame, Time: float64(frame) / fps}
-			for _, o := range on {
-				f.Cards = append(f.Cards, o)
-			}
-			slices.SortFunc(f.Cards, func(a, b vision.Observation) int { return cmp.Compare(a.Center.X, b.Center.X) })
-			tr.Observe(f)
-			frame++
-		}
-	}
+	f := newFelt(tableOf(t, l))
+	tr, wait := f.tr, f.wait
 	put := func(card string, conf, x, y, angle float64) {
-		on[card] = vision.Observation{Card: cards.MustParse(card), Confidence: conf, Center: calibration.Point{X: x, Y: y}, Angle: angle}
+		f.on[card] = vision.Observation{Card: cards.MustParse(card), Confidence: conf, Center: calibration.Point{X: x, Y: y}, Angle: angle}
 	}
-	tr.StartRound("1004", frame)
+	tr.StartRound("1004", f.frame)
 	put("TC", 0.97, 174, 395, 103)
 	wait(1)
 	put("6H", 0.97, 190.8, 384.6, 104)
@@ -558,7 +532,7 @@ func TestAskewReadingMovesNoCard(t *testing.T) {
 	put("6H", 0.97, 190.8, 384.6, 104)
 	put("4D", 0.97, 205.5, 370.8, 103)
 	wait(1)
-	r, ok := tr.EndRound(frame)
+	r, ok := tr.EndRound(f.frame)
 	if !ok {
 		t.Fatal("no round")
 	}
@@ -572,5 +546,32 @@ func TestAskewReadingMovesNoCard(t *testing.T) {
 	}
 	if want := []string{"3:TC", "3:6H", "3:4D"}; !slices.Equal(got, want) {
 		t.Errorf("cards %v, want %v", got, want)
+	}
+}
+
+// felt feeds a tracker at 25 frames a second what lies on the felt.
+type felt struct {
+	tr    *tracker.Tracker
+	on    map[string]vision.Observation // what lies on the felt, by name
+	frame int
+}
+
+const feltFPS = 25
+
+func newFelt(table *calibration.Table) *felt {
+	return &felt{tr: tracker.New(tracker.DefaultConfig(feltFPS), table, game.DefaultRules()), on: map[string]vision.Observation{}}
+}
+
+// wait shows the tracker what lies on the felt for so many seconds of
+// frames, the cards listed from left to right.
+func (f *felt) wait(seconds float64) {
+	for range int(seconds * feltFPS) {
+		fr := vision.Frame{Index: f.frame, Time: float64(f.frame) / feltFPS}
+		for _, o := range f.on {
+			fr.Cards = append(fr.Cards, o)
+		}
+		slices.SortFunc(fr.Cards, func(a, b vision.Observation) int { return cmp.Compare(a.Center.X, b.Center.X) })
+		f.tr.Observe(fr)
+		f.frame++
 	}
 }
