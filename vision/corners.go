@@ -413,8 +413,7 @@ func clothBeside(cloth greyPicture, p, d calibration.Point, r float64) bool {
 	for _, a := range [2]float64{1, 2} {
 		for _, b := range [3]float64{-1, 0, 1} {
 			q := p.Add(d.Scale(a * r)).Add(across.Scale(b * r))
-			x, y := int(q.X), int(q.Y)
-			if x >= 0 && y >= 0 && x < cloth.cols && y < cloth.rows && cloth.px[y*cloth.step+x] != 0 {
+			if v, ok := cloth.pixel(q); ok && v != 0 {
 				seen++
 			}
 		}
@@ -582,8 +581,7 @@ func inkedCorner(cloth greyPicture, p, u, v calibration.Point, r float64) bool {
 	for a := 1.0; a <= 5; a++ {
 		for b := 1.0; b <= 5; b++ {
 			q := p.Add(u.Scale(a * r)).Add(v.Scale(b * r))
-			x, y := int(q.X), int(q.Y)
-			if x < 0 || y < 0 || x >= cloth.cols || y >= cloth.rows || cloth.px[y*cloth.step+x] != 0 {
+			if v, ok := cloth.pixel(q); !ok || v != 0 {
 				if seen++; seen > 2 {
 					return false
 				}

@@ -446,6 +446,16 @@ func (p greyPicture) shadowAt(q calibration.Point, x, y int, side calibration.Po
 	return valley > edge.Faint && valley < edge.Deep && math.Abs(l-r) < valley
 }
 
+// pixel returns the picture's pixel that holds q (its whole-pixel part),
+// and whether q lies in the picture at all.
+func (p greyPicture) pixel(q calibration.Point) (uint8, bool) {
+	x, y := int(q.X), int(q.Y)
+	if x < 0 || y < 0 || x >= p.cols || y >= p.rows {
+		return 0, false
+	}
+	return p.px[y*p.step+x], true
+}
+
 // at is the grey level at q, bilinearly interpolated, the picture's edge
 // repeated beyond it.
 func (p greyPicture) at(q calibration.Point) float64 {
