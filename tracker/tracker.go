@@ -523,15 +523,35 @@ func (t *Tracker) readable(tr *track) bool {
 }
 
 // nearCounted reports whether a counted card already lies where tr is: a
-// second, doubtful reading of it is not another card.
+// second, doubtful reading of it is not another card. A card is laid over
+// the counted one (laidOver) where that is the hand's next card.
 func (t *Tracker) nearCounted(tr *track) bool {
 	for _, o := range t.tracks {
-		if o != tr && o.confirmed && !o.dropped && !o.stale && vision.Dist(o.pos, tr.pos) < t.cfg.MatchMM {
+		if o != tr && o.confirmed && !o.dropped && !o.stale && vision.Dist(o.pos, tr.pos) < t.cfg.MatchMM && !laidOver(tr, o) {
 			return true
 		}
 	}
 	return false
 }
+
+// laidOver reports whether tr, a card coming to count near the counted
+// card o, is another card laid over it: read surely as another card, no
+// corner of either ever read as the other, o not seen since tr came into
+// sight (tr hides it), and their centres as far apart as two cards'
+// (sameCardMM). Each reading of a hand's cards may lie some 5 mm off
+// towards the other (a card read in the frame of its far corner), so
+// that the next card's centre comes within MatchMM of the one it covers.
+func laidOver(tr, o *track) bool {
+	id, conf := tr.identity()
+	oid, _ := o.identity()
+	return tr.reads > 0 && conf >= sureRead && id != oid &&
+		!slices.Contains(o.rivals, id) && !slices.Contains(tr.rivals, oid) &&
+		o.lastSeen < tr.firstSeen && vision.Dist(o.pos, tr.pos) >= sameCardMM
+}
+
+// sameCardMM: two cards' centres never lie closer; readings closer are
+// of one card (vision merges them within a frame at this distance).
+const sameCardMM = 10.0
 
 // acrossDealerRow reports whether a card read face up in the dealer's
 // zone lies across the dealer's row: sideways among the cards around it,

@@ -541,6 +541,64 @@ func TestCardsLaidByHand(t *testing.T) {
 			},
 			want: []string{"3:TC", "3:6H", "3:4D"},
 		},
+		{
+			// A hand's fourth card laid over the third, each read
+			// surely but some 5 mm off towards the other (the third in
+			// the frame of its far corner), so that their centres lie
+			// within MatchMM: the fourth is another card, not a second
+			// sighting of the third, which it now hides. KDE nicu-white
+			// enrolled (acceptance seed 3901, round 1000, frames
+			// 178-208): the K♥ was taken for the 3♦ read again, and the
+			// hand ended a card short.
+			name: "card laid over the last counts",
+			lay: func(f *felt) {
+				f.put("4S", 0.99, 174, 395, 86)
+				f.wait(1)
+				f.put("2H", 0.99, 181.4, 377.6, 88)
+				f.wait(1)
+				f.put("3D", 0.99, 201.6, 350.0, -90)
+				f.wait(1)
+				delete(f.on, "3D") // under the dealer's hand, then under the next card
+				f.wait(0.5)
+				f.put("KH", 0.99, 203.6, 339.6, 82)
+				f.wait(1)
+			},
+			want: []string{"3:4S", "3:2H", "3:3D", "3:KH"},
+		},
+		{
+			// A card's far corner read surely as another card, 9 mm
+			// from where its near corner puts it, while the card is
+			// read right: one card, read twice.
+			name: "second reading of a card in sight",
+			lay: func(f *felt) {
+				f.put("4S", 0.99, 174, 395, 86)
+				f.wait(1)
+				f.put("9C", 0.99, 190.8, 384.6, 90)
+				f.wait(1)
+				f.put("6C", 0.8, 196.0, 377.3, 270)
+				f.wait(1)
+			},
+			want: []string{"3:4S", "3:9C"},
+		},
+		{
+			// A card hidden for a while (the dealer's hand over it),
+			// then read surely as another card from where it lies: one
+			// card, read two ways. Procedural deck 5, its second index
+			// printed upright (clip seed 2704, round 1001): seat 2's 9♦,
+			// once uncovered, read as a 6♦ 0.7 mm away.
+			name: "card read again as another after it was hidden",
+			lay: func(f *felt) {
+				f.put("4S", 0.99, 174, 395, 86)
+				f.wait(1)
+				f.put("9D", 0.95, 190.8, 384.6, 90)
+				f.wait(1)
+				delete(f.on, "9D")
+				f.wait(0.5)
+				f.put("6D", 0.83, 191.4, 384.2, 90)
+				f.wait(1)
+			},
+			want: []string{"3:4S", "3:9D"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
