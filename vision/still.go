@@ -125,8 +125,12 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // the cards measure there, and a scale found so stands only where at
 // least minConfirming cards pair at it, as a few more cards read at a
 // scale that none confirms say little; none of those is read within
-// minScaleFix of a scale read before. At most maxStillReads scales are
-// read.
+// minScaleFix of a scale read before. Where no edge suggests a scale in
+// range (edges broken where an index or the art reaches a card's margin
+// make the cards look far smaller than they are), the still is read
+// across the range instead, every sweepStep, and at the scales the cards
+// measure there, a scale standing only where minConfirming cards pair.
+// At most maxStillReads scales are read.
 func searchScale(edges []float64, read func(px float64) (stillScore, float64, error)) (float64, error) {
 	var (
 		best      float64
@@ -165,7 +169,26 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 		}
 	}
 	if best == 0 {
-		return 0, errNoScale
+		// No edge suggests a scale in range: sweep the range.
+		var measured []float64
+		for px := minStillPxPerMM; px <= maxStillPxPerMM; px *= sweepStep {
+			diag, err := try(px, false, nil, true)
+			if err != nil {
+				return 0, err
+			}
+			if diag != 0 {
+				measured = append(measured, px*diag)
+			}
+		}
+		for _, q := range measured {
+			if _, err := try(q, true, tried, true); err != nil {
+				return 0, err
+			}
+		}
+		if best == 0 {
+			return 0, errNoScale
+		}
+		return best, nil
 	}
 	if bestDiag != 0 {
 		if _, err := try(best*bestDiag, true, []float64{best}, false); err != nil {
@@ -199,6 +222,12 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 // either side, so that the right scale lies within some 5% of one that
 // is read, near enough for the cards' corners to pair and measure it.
 var scaleLadder = []float64{0.9, 1.1, 0.8, 1.2}
+
+// sweepStep is the ratio between the scales a still is read at where its
+// cards' edges suggest none in range: the right scale lies within some
+// 12% of one of them, near enough for the cards read at both index
+// corners to measure it (diagonalRatio takes them 25% off).
+const sweepStep = 1.25
 
 // minConfirming is how many cards read at two index corners that agree
 // confirm a still's scale.

@@ -120,10 +120,10 @@ func TestJoinOpposite(t *testing.T) {
 // and 1.81 px/mm; no card paired at any of them, and the best, 1.91,
 // placed two of the cards twice, confidently, where none lay.
 func TestSearchScale(t *testing.T) {
-	const right = 2.0
-	// still models a still whose cards read at both index corners are
-	// measuring (at least two of them), paired of them pairing.
-	still := func(measuring, paired int) func(px float64) (stillScore, float64) {
+	// stillAt models a still at scale right whose cards read at both
+	// index corners are measuring (at least two of them), paired of them
+	// pairing; still, one at 2 px/mm.
+	stillAt := func(right float64, measuring, paired int) func(px float64) (stillScore, float64) {
 		return func(px float64) (stillScore, float64) {
 			off := math.Abs(px/right - 1)
 			sc := stillScore{reads: 1 - off}
@@ -135,6 +135,9 @@ func TestSearchScale(t *testing.T) {
 			}
 			return sc, 0
 		}
+	}
+	still := func(measuring, paired int) func(px float64) (stillScore, float64) {
+		return stillAt(2.0, measuring, paired)
 	}
 	tests := []struct {
 		name   string
@@ -151,6 +154,8 @@ func TestSearchScale(t *testing.T) {
 		{"nothing confirms the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 0), 1.72, 5},
 		{"one card pairs at the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 1), 1.72, 5},
 		{"the edges far off, nothing pairs", []float64{1.2}, still(0, 0), 1.2, 4},
+		{"no edges in range: the sweep's scales measured", nil, stillAt(1.35, 3, 3), 1.35, 10},
+		{"no edges in range, one card pairs: nothing stands", nil, still(0, 1), 0, 9},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,9 +166,10 @@ func TestSearchScale(t *testing.T) {
 				return sc, diag, nil
 			})
 			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(got-tc.want) > 1e-9 {
+				if tc.want != 0 {
+					t.Fatal(err)
+				}
+			} else if math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("scale %.3f, want %.3f (read at %.3f)", got, tc.want, reads)
 			}
 			if len(reads) != tc.nReads {
