@@ -163,18 +163,15 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 		}
 		return diag, nil
 	}
-	for _, px := range edges {
-		if _, err := try(px, false, nil, false); err != nil {
-			return 0, err
-		}
-	}
-	if best == 0 {
-		// No edge suggests a scale in range: sweep the range.
+	// confirmAt reads the still at each of scales, then at the scales
+	// the cards measure there, keeping a scale only where minConfirming
+	// cards pair at it.
+	confirmAt := func(scales []float64) error {
 		var measured []float64
-		for px := minStillPxPerMM; px <= maxStillPxPerMM; px *= sweepStep {
-			diag, err := try(px, false, nil, true)
+		for _, px := range scales {
+			diag, err := try(px, false, tried, true)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if diag != 0 {
 				measured = append(measured, px*diag)
@@ -182,8 +179,24 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 		}
 		for _, q := range measured {
 			if _, err := try(q, true, tried, true); err != nil {
-				return 0, err
+				return err
 			}
+		}
+		return nil
+	}
+	for _, px := range edges {
+		if _, err := try(px, false, nil, false); err != nil {
+			return 0, err
+		}
+	}
+	if best == 0 {
+		// No edge suggests a scale in range: sweep the range.
+		var sweep []float64
+		for px := minStillPxPerMM; px <= maxStillPxPerMM; px *= sweepStep {
+			sweep = append(sweep, px)
+		}
+		if err := confirmAt(sweep); err != nil {
+			return 0, err
 		}
 		if best == 0 {
 			return 0, errNoScale
@@ -198,21 +211,12 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 	if bestScore.paired >= minConfirming {
 		return best, nil // confirmed
 	}
-	base := best
-	var measured []float64
+	var ladder []float64
 	for _, k := range scaleLadder {
-		diag, err := try(base*k, false, tried, true)
-		if err != nil {
-			return 0, err
-		}
-		if diag != 0 {
-			measured = append(measured, base*k*diag)
-		}
+		ladder = append(ladder, best*k)
 	}
-	for _, q := range measured {
-		if _, err := try(q, true, tried, true); err != nil {
-			return 0, err
-		}
+	if err := confirmAt(ladder); err != nil {
+		return 0, err
 	}
 	return best, nil
 }
