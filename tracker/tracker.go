@@ -419,8 +419,7 @@ func askew(tr *track, o vision.Observation) bool {
 	if !tr.confirmed || !o.Card.Valid() || o.Confidence >= sureRead {
 		return false
 	}
-	d := math.Mod(math.Abs(o.Angle-tr.angle), 180)
-	return math.Min(d, 180-d) > askewDeg
+	return angleApart(o.Angle, tr.angle) > askewDeg
 }
 
 // askewDeg: the angle readings of one card lying still agree within a
@@ -538,7 +537,7 @@ func (t *Tracker) nearCounted(tr *track) bool {
 // card o, is another card laid over it: read surely as another card, no
 // corner of either ever read as the other, o not seen since tr came into
 // sight (tr hides it), and their centres as far apart as two cards'
-// (sameCardMM). Each reading of a hand's cards may lie some 5 mm off
+// (vision.SameCardMM). Each reading of a hand's cards may lie some 5 mm off
 // towards the other (a card read in the frame of its far corner), so
 // that the next card's centre comes within MatchMM of the one it covers.
 func laidOver(tr, o *track) bool {
@@ -546,12 +545,8 @@ func laidOver(tr, o *track) bool {
 	oid, _ := o.identity()
 	return tr.reads > 0 && conf >= sureRead && id != oid &&
 		!slices.Contains(o.rivals, id) && !slices.Contains(tr.rivals, oid) &&
-		o.lastSeen < tr.firstSeen && vision.Dist(o.pos, tr.pos) >= sameCardMM
+		o.lastSeen < tr.firstSeen && vision.Dist(o.pos, tr.pos) >= vision.SameCardMM
 }
-
-// sameCardMM: two cards' centres never lie closer; readings closer are
-// of one card (vision merges them within a frame at this distance).
-const sameCardMM = 10.0
 
 // acrossDealerRow reports whether a card read face up in the dealer's
 // zone lies across the dealer's row: sideways among the cards around it,
@@ -587,8 +582,14 @@ func (t *Tracker) acrossDealerRow(tr *track) bool {
 // quarterTurned reports whether two cards' long edges, at angles a and b in
 // degrees, are more than 45° apart, either way round.
 func quarterTurned(a, b float64) bool {
+	return angleApart(a, b) > 45
+}
+
+// angleApart is how many degrees apart two cards' long edges lie, at
+// angles a and b in degrees, either way round: 0 to 90.
+func angleApart(a, b float64) float64 {
 	d := math.Mod(math.Abs(a-b), 180)
-	return math.Min(d, 180-d) > 45
+	return math.Min(d, 180-d)
 }
 
 // weakFloor is the least mean confidence of a doubtful but steady

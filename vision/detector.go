@@ -686,7 +686,7 @@ func (d *Detector) keepCovered(z *zone, before []Observation) []Observation {
 		}
 		seen := false
 		for _, n := range z.obs {
-			seen = seen || Dist(n.Center, o.Center) < sameCardMM
+			seen = seen || Dist(n.Center, o.Center) < SameCardMM
 		}
 		if !seen {
 			out = append(out, o)
@@ -706,7 +706,7 @@ func (d *Detector) merge() []Observation {
 		for _, o := range z.obs {
 			dup := false
 			for i, p := range out {
-				if Dist(p.Center, o.Center) < sameCardMM {
+				if Dist(p.Center, o.Center) < SameCardMM {
 					dup = true
 					out[i] = stands(o, p)
 					break
@@ -803,8 +803,9 @@ func unreadByRead(o Observation, obs []Observation) bool {
 	})
 }
 
-// sameCardMM is how close two readings' centres must be to be one card.
-const sameCardMM = 10.0
+// SameCardMM is how close two readings' centres must be to be one card:
+// two cards' centres never lie closer.
+const SameCardMM = 10.0
 
 // What a zone's paper blobs and skin are taken for, and which corners of
 // a blob's outline are card corners (prepareZone). A card's area is

@@ -166,7 +166,7 @@ func settleByPips(faces []*faceGroup, pips func(face) (cards.Rank, bool)) {
 			continue
 		}
 		for _, h := range faces {
-			if h != g && h.kept() && h.card.Rank != g.card.Rank && g.centre.Sub(h.centre).Len() < sameCardMM {
+			if h != g && h.kept() && h.card.Rank != g.card.Rank && g.centre.Sub(h.centre).Len() < SameCardMM {
 				h.at = nil
 			}
 		}

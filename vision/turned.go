@@ -227,7 +227,7 @@ func disputedPairs(reads []read, onPaper func(calibration.Point) bool) []turnedP
 		for j := i + 1; j < len(reads); j++ {
 			a, b := reads[i], reads[j]
 			if a.res.Card != b.res.Card && dot(a.at.U, b.at.U) < -0.9 &&
-				indexCentre(a.at).Sub(indexCentre(b.at)).Len() < sameCardMM && counts(j) && disputes(a, b) {
+				indexCentre(a.at).Sub(indexCentre(b.at)).Len() < SameCardMM && counts(j) && disputes(a, b) {
 				pairs = append(pairs, turnedPair{i, j})
 			}
 		}

@@ -79,7 +79,7 @@ func (d *Detector) cardShapes(z *zone) []cardShape {
 	}
 	var out []cardShape
 	for _, s := range cands {
-		dup := slices.ContainsFunc(out, func(o cardShape) bool { return o.centre.Sub(s.centre).Len() < sameCardMM })
+		dup := slices.ContainsFunc(out, func(o cardShape) bool { return o.centre.Sub(s.centre).Len() < SameCardMM })
 		if !dup && d.paperShare(z, s) >= minPaperShare && d.cornersOnPaper(z, s) {
 			out = append(out, s)
 		}
@@ -204,5 +204,5 @@ func (d *Detector) unknowns(unread []cardShape, obs []Observation) []Observation
 // nearShape reports whether a card centred at c lies where one of
 // shapes does.
 func nearShape(c calibration.Point, shapes []cardShape) bool {
-	return slices.ContainsFunc(shapes, func(s cardShape) bool { return s.centre.Sub(c).Len() < sameCardMM })
+	return slices.ContainsFunc(shapes, func(s cardShape) bool { return s.centre.Sub(c).Len() < SameCardMM })
 }

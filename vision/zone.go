@@ -1018,7 +1018,7 @@ func halfTurnTwins(as, bs []corner) bool {
 // hasRival reports whether another card is read where g lies.
 func hasRival(faces []*faceGroup, g *faceGroup) bool {
 	for _, k := range faces {
-		if k != g && k.kept() && k.card != g.card && k.centre.Sub(g.centre).Len() < sameCardMM {
+		if k != g && k.kept() && k.card != g.card && k.centre.Sub(g.centre).Len() < SameCardMM {
 			return true
 		}
 	}
@@ -1060,7 +1060,7 @@ const deckPairRatio = 3.0
 func settleByDeck(faces []*faceGroup) {
 	for _, g := range faces {
 		for _, h := range faces {
-			if g != h && g.kept() && h.kept() && g.card != h.card && g.centre.Sub(h.centre).Len() < sameCardMM &&
+			if g != h && g.kept() && h.kept() && g.card != h.card && g.centre.Sub(h.centre).Len() < SameCardMM &&
 				g.looksLike(g.card, h.card) && h.looksLike(g.card, h.card) {
 				h.at = nil
 			}
@@ -1103,7 +1103,7 @@ func dropSamePlace(faces []*faceGroup) {
 }
 
 // samePlace reports whether groups g and h lie at one place: their
-// centres closer than sameCardMM, or, where each is one corner's reading
+// centres closer than SameCardMM, or, where each is one corner's reading
 // and they read two suits of one rank at corners a half turn from each
 // other, the index of one inside the other's card (halfTurnTwins),
 // closer than twinCardMM. A corner whose edges show only a few
@@ -1116,7 +1116,7 @@ func dropSamePlace(faces []*faceGroup) {
 // may be the less sure.
 func samePlace(g, h *faceGroup) bool {
 	d := g.centre.Sub(h.centre).Len()
-	return d < sameCardMM || d < twinCardMM && len(g.at) == 1 && len(h.at) == 1 &&
+	return d < SameCardMM || d < twinCardMM && len(g.at) == 1 && len(h.at) == 1 &&
 		g.card != h.card && g.card.Rank == h.card.Rank && halfTurnTwins(g.at, h.at)
 }
 
