@@ -80,7 +80,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		}
 	}
 	read := map[float64]Still{}
-	px, err := searchScale(edges, func(px float64) (stillScore, float64, error) {
+	px, err := searchScale(edges, p.Fit.Perspective, func(px float64) (stillScore, float64, error) {
 		st, sc, diag, err := readAtScale(img, p, reader, px)
 		read[px] = st
 		return sc, diag, err
@@ -117,7 +117,15 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // index corners still agree on its centre, but its body reaches past its
 // paper. The cards read at both index corners measure the best scale
 // (diagonalRatio): where they say it is minScaleFix or more off, the
-// still is read again at theirs, which wins a tie.
+// still is read again at theirs, which wins a tie. Where the view was
+// rectified (rectified: one scale holds over the whole plane) and fewer
+// than minConfirming cards pair at the best scale, it wins outright
+// where the cards measure it again there, within minScaleFix: fewer
+// cards may pair at the right scale than at a wrong one (where a deck
+// prints its second index upright, a nine reads a six at its far
+// corner, and a card may pair at a wrong scale by chance). A tilted
+// picture taken as the plane has no one scale, and the cards that pair
+// measure only where they lie.
 // Where fewer than minConfirming cards pair (are read at two index
 // corners that agree) at the scale found so (a few cards fanned in one
 // hand, whose edges cover one another), all the edges' scales may be some
@@ -127,11 +135,12 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // scale that none confirms say little; none of those is read within
 // minScaleFix of a scale read before. Where no edge suggests a scale in
 // range (edges broken where an index or the art reaches a card's margin
-// make the cards look far smaller than they are), the still is read
-// across the range instead, every sweepStep, and at the scales the cards
-// measure there, a scale standing only where minConfirming cards pair.
+// make the cards look far smaller than they are), or where none of those
+// scales is confirmed so (edges a third or more off), the still is read
+// across the range, every sweepStep, and at the scales the cards measure
+// there, a scale standing only where minConfirming cards pair.
 // At most maxStillReads scales are read.
-func searchScale(edges []float64, read func(px float64) (stillScore, float64, error)) (float64, error) {
+func searchScale(edges []float64, rectified bool, read func(px float64) (stillScore, float64, error)) (float64, error) {
 	var (
 		best      float64
 		bestScore = stillScore{paired: -1}
@@ -158,7 +167,10 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 		if err != nil {
 			return 0, err
 		}
-		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc)) {
+		// A scale the cards measured that they measure again there
+		// stands on geometry alone, over one too few cards confirm.
+		selfMeasured := rectified && measured && bestScore.paired < minConfirming && diag != 0 && math.Abs(diag-1) < minScaleFix
+		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc) || selfMeasured) {
 			best, bestScore, bestDiag = px, sc, diag
 		}
 		return diag, nil
@@ -191,11 +203,7 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 	}
 	if best == 0 {
 		// No edge suggests a scale in range: sweep the range.
-		var sweep []float64
-		for px := minStillPxPerMM; px <= maxStillPxPerMM; px *= sweepStep {
-			sweep = append(sweep, px)
-		}
-		if err := confirmAt(sweep); err != nil {
+		if err := confirmAt(sweepScales()); err != nil {
 			return 0, err
 		}
 		if best == 0 {
@@ -218,7 +226,24 @@ func searchScale(edges []float64, read func(px float64) (stillScore, float64, er
 	if err := confirmAt(ladder); err != nil {
 		return 0, err
 	}
+	if bestScore.paired >= minConfirming {
+		return best, nil
+	}
+	// Nothing near the edges' scales confirms one: sweep the range.
+	if err := confirmAt(sweepScales()); err != nil {
+		return 0, err
+	}
 	return best, nil
+}
+
+// sweepScales are the scales a still is read at across the whole range,
+// sweepStep apart.
+func sweepScales() []float64 {
+	var sweep []float64
+	for px := minStillPxPerMM; px <= maxStillPxPerMM; px *= sweepStep {
+		sweep = append(sweep, px)
+	}
+	return sweep
 }
 
 // scaleLadder is where around the best of the edges' scales a still is
@@ -238,8 +263,9 @@ const sweepStep = 1.25
 const minConfirming = 2
 
 // maxStillReads bounds how many scales one still is read at: the edges'
-// maxScaleTries, the ladder, and the scales the cards measure at them.
-const maxStillReads = 12
+// maxScaleTries, the ladder, the sweep, and the scales the cards measure
+// at them.
+const maxStillReads = 24
 
 // joinOpposite joins the readings of one card from its two index
 // corners that the estimated scale sets apart. The centre a corner gives
@@ -369,7 +395,7 @@ func diagonalRatio(reads []read) float64 {
 			continue
 		}
 		for _, b := range reads[i+1:] {
-			if b.res.Card != a.res.Card || b.res.Confidence < Confident || dot(a.at.U, b.at.U) > -0.95 {
+			if !turnedAlike(a.res.Card, b.res.Card) || b.res.Confidence < Confident || dot(a.at.U, b.at.U) > -0.95 {
 				continue
 			}
 			if r := a.at.P.Sub(b.at.P).Len() / diag; r > 0.75 && r < 1.3 {
@@ -436,4 +462,13 @@ func bounds(poly []calibration.Point) (minX, minY, maxX, maxY float64) {
 		maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
 	}
 	return
+}
+
+// turnedAlike reports whether two readings of a card's opposite index
+// corners may name the same card: the same card, or a six and a nine of
+// one suit (an index printed upright at both corners reads the other way
+// up from the card's far end).
+func turnedAlike(a, b cards.Card) bool {
+	sixNine := a.Rank == cards.Six && b.Rank == cards.Nine || a.Rank == cards.Nine && b.Rank == cards.Six
+	return a == b || sixNine && a.Suit == b.Suit
 }

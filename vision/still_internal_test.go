@@ -19,6 +19,8 @@ import (
 // past its paper.
 func TestDiagonalRatio(t *testing.T) {
 	ts, fh := cards.Card{Rank: cards.Ten, Suit: cards.Spades}, cards.Card{Rank: cards.Five, Suit: cards.Hearts}
+	nd, sd, sh := cards.Card{Rank: cards.Nine, Suit: cards.Diamonds}, cards.Card{Rank: cards.Six, Suit: cards.Diamonds}, cards.Card{Rank: cards.Six, Suit: cards.Hearts}
+	nc, sc := cards.Card{Rank: cards.Nine, Suit: cards.Clubs}, cards.Card{Rank: cards.Six, Suit: cards.Clubs}
 	// card returns the readings of a card lying square at x mm, its index
 	// corners k diagonals apart, read as c at conf; turned reads the second
 	// corner a quarter turned, as a corner of the other kind.
@@ -32,6 +34,11 @@ func TestDiagonalRatio(t *testing.T) {
 			{at: tl, res: classify.Result{Card: c, Confidence: conf}},
 			{at: br, res: classify.Result{Card: c, Confidence: conf}},
 		}
+	}
+	// farAs reads a card's far corner as c.
+	farAs := func(rs []read, c cards.Card) []read {
+		rs[1].res.Card = c
+		return rs
 	}
 	join := func(rs ...[]read) []read {
 		var out []read
@@ -51,6 +58,9 @@ func TestDiagonalRatio(t *testing.T) {
 		{"an unsure card does not count", join(card(0, 0.9, ts, 0.95, false), card(100, 0.9, fh, 0.6, false)), 0},
 		{"corners a quarter apart do not count", join(card(0, 0.9, ts, 0.95, false), card(100, 0.9, fh, 0.9, true)), 0},
 		{"two cards of one kind far apart do not count", join(card(0, 0.9, ts, 0.95, false)[:1], card(300, 0.9, ts, 0.95, false)[1:], card(100, 0.9, fh, 0.9, false)), 0},
+		{"nines read as sixes at their far corners, printed upright there", join(farAs(card(0, 0.9, nd, 0.95, false), sd), farAs(card(100, 0.92, nc, 0.9, false), sc)), 0.92},
+		{"a nine and a six of another suit do not count", join(card(0, 0.9, ts, 0.95, false), farAs(card(100, 0.9, nd, 0.9, false), sh)), 0},
+		{"a nine and a five do not count", join(card(0, 0.9, ts, 0.95, false), farAs(card(100, 0.9, nd, 0.9, false), fh)), 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,7 +128,10 @@ func TestJoinOpposite(t *testing.T) {
 // measure it, and the nearer it the more cards read. proc:24 seed 5015, four
 // cards fanned in one hand at 2.43 px/mm, had edges at 1.91, 2.87, 2.02
 // and 1.81 px/mm; no card paired at any of them, and the best, 1.91,
-// placed two of the cards twice, confidently, where none lay.
+// placed two of the cards twice, confidently, where none lay. KDE
+// nicu-white seed 1035 (1.56 px/mm) had edges at 2.26, 1.22, 1.01 and 3.08
+// px/mm; no card paired at any of them nor on the ladder round 2.26, which
+// stood: ten of its face-up cards were not found. Five pair at 1.54.
 func TestSearchScale(t *testing.T) {
 	// stillAt models a still at scale right whose cards read at both
 	// index corners are measuring (at least two of them), paired of them
@@ -139,6 +152,22 @@ func TestSearchScale(t *testing.T) {
 	still := func(measuring, paired int) func(px float64) (stillScore, float64) {
 		return stillAt(2.0, measuring, paired)
 	}
+	// measuredAt models a still whose cards' edges suggest 2.2 px/mm,
+	// where paired cards pair by chance and the cards read at both index
+	// corners measure the right scale; read there, no card pairs (their
+	// second indices print upright, a nine reads a six), and the cards
+	// measure it again off by the factor again.
+	measuredAt := func(right, again float64, paired int) func(px float64) (stillScore, float64) {
+		return func(px float64) (stillScore, float64) {
+			switch {
+			case math.Abs(px-2.2) < 1e-6:
+				return stillScore{paired: paired, reads: 3}, right / 2.2
+			case math.Abs(px-right) < 1e-6:
+				return stillScore{reads: 2}, again
+			}
+			return stillScore{}, 0
+		}
+	}
 	tests := []struct {
 		name   string
 		edges  []float64
@@ -151,16 +180,20 @@ func TestSearchScale(t *testing.T) {
 		{"the edges 14% off, the cards measure it", []float64{1.72}, still(3, 3), 2.0, 2},
 		{"nothing pairs nor measures at the edges' scales", []float64{1.65, 2.6}, still(2, 2), 1.65 * 1.2, 6},
 		{"the ladder's scales measured", []float64{1.6, 2.7}, still(2, 2), 2.0, 7},
-		{"nothing confirms the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 0), 1.72, 5},
-		{"one card pairs at the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 1), 1.72, 5},
-		{"the edges far off, nothing pairs", []float64{1.2}, still(0, 0), 1.2, 4},
+		{"nothing confirms the ladder's nearest nor the sweep's: the edges' best stands", []float64{1.72}, still(0, 0), 1.72, 13},
+		{"one card pairs at the ladder's nearest: the edges' best stands", []float64{1.72}, still(0, 1), 1.72, 13},
+		{"the edges far off, nothing pairs", []float64{1.2}, still(0, 0), 1.2, 13},
+		{"the edges and the ladder a third off: the sweep's scale confirmed", []float64{2.26}, stillAt(1.54, 3, 5), 1.5625, 13},
 		{"no edges in range: the sweep's scales measured", nil, stillAt(1.35, 3, 3), 1.35, 10},
+		{"the cards measure the scale where fewer pair, and measure it again there", []float64{2.2}, measuredAt(2.0, 1, 1), 2.0, 11},
+		{"measured again off: the scale more cards pair at stands", []float64{2.2}, measuredAt(2.0, 0.95, 1), 2.2, 12},
+		{"measured again, but enough cards pair at the edges' scale: it stands", []float64{2.2}, measuredAt(2.0, 1, minConfirming), 2.2, 2},
 		{"no edges in range, one card pairs: nothing stands", nil, still(0, 1), 0, 9},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var reads []float64
-			got, err := searchScale(tc.edges, func(px float64) (stillScore, float64, error) {
+			got, err := searchScale(tc.edges, true, func(px float64) (stillScore, float64, error) {
 				reads = append(reads, px)
 				sc, diag := tc.still(px)
 				return sc, diag, nil
@@ -184,7 +217,17 @@ func TestSearchScale(t *testing.T) {
 			}
 		})
 	}
-	if _, err := searchScale(nil, func(float64) (stillScore, float64, error) { return stillScore{}, 0, nil }); err == nil {
+	// A tilted picture taken as the plane has no one scale: the cards'
+	// measure wins no more than a tie there.
+	asPlane := measuredAt(2.0, 1, 1)
+	got, err := searchScale([]float64{2.2}, false, func(px float64) (stillScore, float64, error) {
+		sc, diag := asPlane(px)
+		return sc, diag, nil
+	})
+	if err != nil || got != 2.2 {
+		t.Errorf("taken as the plane: scale %.3f (%v), want 2.2", got, err)
+	}
+	if _, err := searchScale(nil, true, func(float64) (stillScore, float64, error) { return stillScore{}, 0, nil }); err == nil {
 		t.Error("no edges: want an error")
 	}
 }
