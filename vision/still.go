@@ -99,14 +99,15 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 	if err != nil {
 		return Still{}, stillScore{}, 0, err
 	}
-	cs, paired, diag, err := readWhole(img, c, reader)
+	cs, sc, diag, err := readWhole(img, c, reader)
 	if err != nil {
 		return Still{}, stillScore{}, 0, err
 	}
 	cs = joinOpposite(cs)
 	st := Still{Cards: cs, Cal: c, Plane: p.Fit}
 	st.Plane.PxPerMM = px
-	return st, stillScore{paired, readScore(cs)}, diag, nil
+	sc.reads = readScore(cs)
+	return st, sc, diag, nil
 }
 
 // searchScale finds the scale a still reads best at (stillScore), reading
@@ -318,16 +319,31 @@ const (
 const minScaleFix = 0.03
 
 // stillScore is how well a scale reads a still: first the cards read
-// confidently at two index corners that agree on where the card lies,
-// which at a scale a quarter or more wrong (a card's short edge taken for
-// its long one) lie apart, as two cards; then readScore.
+// confidently as one card at two index corners that agree on where it
+// lies (paired), which at a scale a quarter or more wrong (a card's short
+// edge taken for its long one) lie apart, as two cards; then readScore.
+// A scale minConfirming paired cards confirm beats any other; between
+// two that none confirms, first the pairs of opposite corners that agree
+// on where their card lies, whatever they read (agreeing): where a deck
+// prints its second index upright, its sixes and nines never pair, and
+// at a scale too small each card's two corners read as two cards, which
+// raises readScore.
 type stillScore struct {
-	paired int
-	reads  float64
+	paired, agreeing int
+	reads            float64
 }
 
 func (s stillScore) better(t stillScore) bool {
-	return s.paired > t.paired || s.paired == t.paired && s.reads > t.reads
+	sc, tc := s.paired >= minConfirming, t.paired >= minConfirming
+	switch {
+	case sc != tc:
+		return sc
+	case !sc && s.agreeing != t.agreeing:
+		return s.agreeing > t.agreeing
+	case s.paired != t.paired:
+		return s.paired > t.paired
+	}
+	return s.reads > t.reads
 }
 
 // readScore is how well a scale reads a still: the distinct cards read
@@ -351,12 +367,15 @@ func readScore(cs []Observation) float64 {
 }
 
 // readWhole reads every card of img, calibrated as cal, as one zone, and
-// counts the cards read confidently at two index corners that agree
-// (pairedCards), and how far apart those corners lie (diagonalRatio).
-func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, int, float64, error) {
+// scores the scale by its cards read at two index corners: those read
+// confidently as one card at corners that agree (pairedCards), and those
+// whose opposite corners agree on where the card lies, whatever they read
+// (agreeingCorners); and how far apart the corners of the cards read at
+// both lie (diagonalRatio). The score's reads are left to the caller.
+func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, stillScore, float64, error) {
 	whole, err := wholeView(cal)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, stillScore{}, 0, err
 	}
 	opts := DefaultOptions()
 	opts.MarginMM, opts.SettleFrames, opts.MaxWaitFrames = 10, 0, 1
@@ -370,7 +389,7 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 	}
 	d, err := NewDetector(whole, reader, opts)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, stillScore{}, 0, err
 	}
 	defer d.Close()
 	f, err := d.Detect(img, 0, 0)
@@ -378,8 +397,35 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 	for _, z := range d.lastRead {
 		reads = append(reads, z.reads...)
 	}
-	return f.Cards, d.pairedCards(), diagonalRatio(reads), err
+	return f.Cards, stillScore{paired: d.pairedCards(), agreeing: agreeingCorners(reads)}, diagonalRatio(reads), err
 }
+
+// agreeingCorners counts the pairs of index corners half a turn apart,
+// both read confidently as a card, whatever card, that put the card's
+// centre within agreeMM of each other. At the right scale each card read
+// at its two index corners gives such a pair, even where the two read
+// differently (a second index printed upright reads a nine as a six); a
+// scale some 10% off sets them apart.
+func agreeingCorners(reads []read) int {
+	n := 0
+	for i, a := range reads {
+		if !a.res.Card.Valid() || a.res.Confidence < Confident {
+			continue
+		}
+		for _, b := range reads[i+1:] {
+			if b.res.Card.Valid() && b.res.Confidence >= Confident && dot(a.at.U, b.at.U) < -0.95 &&
+				indexCentre(a.at).Sub(indexCentre(b.at)).Len() < agreeMM {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// agreeMM is how near the centres two opposite index corners of a card
+// give lie at the right scale: they lie 54 mm from the centre, so a scale
+// 9% off sets them 10 mm apart.
+const agreeMM = 5.0
 
 // diagonalRatio measures the scale a still was read at by its cards: the
 // median, over the cards read confidently at both their index corners

@@ -231,3 +231,70 @@ func TestSearchScale(t *testing.T) {
 		t.Error("no edges: want an error")
 	}
 }
+
+// TestStillScoreBetter checks the order of a still's scales: a scale
+// minConfirming cards pair at beats any other; between two that none
+// confirms, the corners that agree on where their card lies come first.
+// ancient-egyptians seed 1027 (1.75 px/mm; second indices printed
+// upright) read at 1.32 px/mm, where one card paired by chance and the
+// cards' corners read as two cards each; at 1.80 none paired, but a 9♠
+// read 9♠ and 6♣ at its two corners put its centre at one place.
+func TestStillScoreBetter(t *testing.T) {
+	tests := []struct {
+		name string
+		s, t stillScore
+		want bool
+	}{
+		{"confirmed beats unconfirmed, however it agrees", stillScore{paired: 2, reads: 1}, stillScore{paired: 1, agreeing: 5, reads: 9}, true},
+		{"more pairs among the confirmed", stillScore{paired: 3, reads: 1}, stillScore{paired: 2, agreeing: 4, reads: 9}, true},
+		{"confirmed alike: the reads", stillScore{paired: 2, agreeing: 0, reads: 5}, stillScore{paired: 2, agreeing: 3, reads: 4}, true},
+		{"unconfirmed: agreeing corners before pairs", stillScore{paired: 0, agreeing: 1, reads: 6.5}, stillScore{paired: 1, agreeing: 0, reads: 9.5}, true},
+		{"unconfirmed, agreeing alike: pairs", stillScore{paired: 1, agreeing: 1, reads: 1}, stillScore{paired: 0, agreeing: 1, reads: 9}, true},
+		{"unconfirmed, alike: the reads", stillScore{paired: 1, agreeing: 1, reads: 9}, stillScore{paired: 1, agreeing: 1, reads: 8}, true},
+		{"not better than itself", stillScore{paired: 1, agreeing: 1, reads: 9}, stillScore{paired: 1, agreeing: 1, reads: 9}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.s.better(tc.t); got != tc.want {
+				t.Errorf("%+v better than %+v = %v, want %v", tc.s, tc.t, got, tc.want)
+			}
+			if tc.want && tc.t.better(tc.s) {
+				t.Errorf("%+v better than %+v too", tc.t, tc.s)
+			}
+		})
+	}
+}
+
+// TestAgreeingCorners checks the count of opposite index corners that put
+// their card's centre at one place, whatever they read.
+func TestAgreeingCorners(t *testing.T) {
+	ns, sc := cards.Card{Rank: cards.Nine, Suit: cards.Spades}, cards.Card{Rank: cards.Six, Suit: cards.Clubs}
+	// card returns the readings of a card lying square at x mm, its far
+	// corner off by off mm along x, read as near and far at conf.
+	card := func(x, off float64, near, far cards.Card, conf float64) []read {
+		return []read{
+			{at: corner{P: pt(x, 0), U: pt(1, 0), V: pt(0, 1)}, res: classify.Result{Card: near, Confidence: conf}},
+			{at: corner{P: pt(x+cardW+off, cardH), U: pt(-1, 0), V: pt(0, -1)}, res: classify.Result{Card: far, Confidence: conf}},
+		}
+	}
+	tests := []struct {
+		name  string
+		reads []read
+		want  int
+	}{
+		{"read alike", card(0, 0, ns, ns, 0.9), 1},
+		{"read as two cards", card(0, 0, ns, sc, 0.9), 1},
+		{"4 mm apart", card(0, 4, ns, sc, 0.9), 1},
+		{"6 mm apart", card(0, 6, ns, sc, 0.9), 0},
+		{"unsure", card(0, 0, ns, sc, 0.6), 0},
+		{"read as no card", card(0, 0, ns, cards.Card{}, 0.99), 0},
+		{"two cards", append(card(0, 0, ns, sc, 0.9), card(200, 1, sc, sc, 0.8)...), 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := agreeingCorners(tc.reads); got != tc.want {
+				t.Errorf("agreeingCorners = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
