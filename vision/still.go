@@ -168,8 +168,8 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 		if err != nil {
 			return 0, err
 		}
-		// A scale the cards measured that they measure again there
-		// stands on geometry alone, over one too few cards confirm.
+		// A scale the cards measured, and measure again there, stands
+		// on their geometry over a best scale too few cards confirm.
 		selfMeasured := rectified && measured && bestScore.paired < minConfirming && diag != 0 && math.Abs(diag-1) < minScaleFix
 		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc) || selfMeasured) {
 			best, bestScore, bestDiag = px, sc, diag
