@@ -3,6 +3,7 @@ package vision
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"runtime"
 	"slices"
@@ -408,18 +409,31 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 // scale some 10% off sets them apart.
 func agreeingCorners(reads []read) int {
 	n := 0
-	for i, a := range reads {
-		if !a.res.Card.Valid() || a.res.Confidence < Confident {
-			continue
-		}
-		for _, b := range reads[i+1:] {
-			if b.res.Card.Valid() && b.res.Confidence >= Confident && dot(a.at.U, b.at.U) < -0.95 &&
-				indexCentre(a.at).Sub(indexCentre(b.at)).Len() < agreeMM {
-				n++
-			}
+	for a, b := range halfTurnPairs(reads) {
+		if indexCentre(a.at).Sub(indexCentre(b.at)).Len() < agreeMM {
+			n++
 		}
 	}
 	return n
+}
+
+// halfTurnPairs yields the pairs of readings, both confidently of a
+// card, whose corners point half a turn apart (within some 18°): a card
+// read at its two index corners, or two cards' corners facing each other.
+func halfTurnPairs(reads []read) iter.Seq2[read, read] {
+	return func(yield func(read, read) bool) {
+		sure := func(rd read) bool { return rd.res.Card.Valid() && rd.res.Confidence >= Confident }
+		for i, a := range reads {
+			if !sure(a) {
+				continue
+			}
+			for _, b := range reads[i+1:] {
+				if sure(b) && dot(a.at.U, b.at.U) <= -0.95 && !yield(a, b) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // agreeMM is how near the centres two opposite index corners of a card
@@ -436,17 +450,12 @@ const agreeMM = 5.0
 func diagonalRatio(reads []read) float64 {
 	diag := math.Hypot(cardW, cardH)
 	var rs []float64
-	for i, a := range reads {
-		if !a.res.Card.Valid() || a.res.Confidence < Confident {
+	for a, b := range halfTurnPairs(reads) {
+		if !turnedAlike(a.res.Card, b.res.Card) {
 			continue
 		}
-		for _, b := range reads[i+1:] {
-			if !turnedAlike(a.res.Card, b.res.Card) || b.res.Confidence < Confident || dot(a.at.U, b.at.U) > -0.95 {
-				continue
-			}
-			if r := a.at.P.Sub(b.at.P).Len() / diag; r > 0.75 && r < 1.3 {
-				rs = append(rs, r)
-			}
+		if r := a.at.P.Sub(b.at.P).Len() / diag; r > 0.75 && r < 1.3 {
+			rs = append(rs, r)
 		}
 	}
 	if len(rs) < 2 {
