@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -19,9 +20,12 @@ import (
 // perspective view keeps straight lines straight, and the right angles
 // of five or more corners in two or more directions fix the view up to a
 // turn and a scale (the conic dual to the circular points, Liebowitz and
-// Zisserman 1998). The scale then follows from the cards' size: the
-// straight edges of cards that lie whole, or of a hand's first and last
-// card, are 63 or 88 mm long.
+// Zisserman 1998); where most cards lie turned alike they leave it free
+// to stretch along the cards' edges, and the proportions of the cards
+// lying whole, or else the picture's own, hold it (refinePlane). The
+// scale then follows from the cards' size: the straight edges of cards
+// that lie whole, or of a hand's first and last card, are 63 or 88 mm
+// long.
 
 // linePair is the two edges of the picture meeting at a card corner:
 // lines in the picture's normalised coordinates (a·x + b·y + c = 0, with
@@ -30,7 +34,16 @@ type linePair struct {
 	l, m [3]float64
 	// The two edges' ends, in normalised coordinates.
 	le, me [2][2]float64
+	// paper: the outline is mostly paper inside (paperFill), as a
+	// card lying face up is; a card's back, a shoe or a discard tray
+	// is framed by paper and coloured within.
+	paper bool
 }
+
+// paperFill is the least share of an outline's area that is paper for
+// its corners to count as a face-up card's (wholeCorners): a number
+// card's pips and indices take some 15%.
+const paperFill = 0.6
 
 // PlaneFit says how a still's table plane was found.
 type PlaneFit struct {
@@ -92,6 +105,9 @@ func FindPlane(img gocv.Mat) (*Plane, error) {
 	p.Fit.Corners = len(pairs)
 	if c, n, ok := fitRightAngles(pairs); ok && n >= minCorners {
 		if r, ok := rectifier(c); ok {
+			if f := refineIfStretched(r, pairs); f != r {
+				r, n = f, len(agreeingWith(f, pairs))
+			}
 			p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
 		}
 	}
@@ -173,10 +189,40 @@ func stillCorners(img gocv.Mat, nz normaliser) []linePair {
 			continue
 		}
 		poly := gocv.ApproxPolyDP(c, stillPolyTol, true)
-		pairs = append(pairs, polygonCorners(c.ToPoints(), poly.ToPoints(), nz)...)
+		corners := polygonCorners(c.ToPoints(), poly.ToPoints(), nz)
 		poly.Close()
+		if len(corners) >= 4 { // an outline that may be a card lying whole
+			filled := paperShare(paper, c) >= paperFill
+			for j := range corners {
+				corners[j].paper = filled
+			}
+		}
+		pairs = append(pairs, corners...)
 	}
 	return pairs
+}
+
+// paperShare is the share of the pixels within outline c that are
+// paper (non-zero in mask paper).
+func paperShare(paper gocv.Mat, c gocv.PointVector) float64 {
+	r := gocv.BoundingRect(c).Intersect(image.Rect(0, 0, paper.Cols(), paper.Rows()))
+	if r.Empty() {
+		return 0
+	}
+	roi := paper.Region(r)
+	defer roi.Close()
+	inside := gocv.NewMatWithSize(r.Dy(), r.Dx(), gocv.MatTypeCV8U)
+	defer inside.Close()
+	inside.SetTo(gocv.NewScalar(0, 0, 0, 0))
+	outline := gocv.NewPointsVectorFromPoints([][]image.Point{c.ToPoints()})
+	defer outline.Close()
+	gocv.FillPolyWithParams(&inside, outline, color.RGBA{255, 255, 255, 0}, gocv.Line8, 0, image.Pt(-r.Min.X, -r.Min.Y))
+	n := gocv.CountNonZero(inside)
+	if n == 0 {
+		return 0
+	}
+	gocv.BitwiseAnd(inside, roi, &inside)
+	return float64(gocv.CountNonZero(inside)) / float64(n)
 }
 
 // polygonCorners finds the corners of one outline's polygon: each long
@@ -655,4 +701,200 @@ func planeCalibration(w, h int, toMM func(x, y float64) calibration.Point) (*cal
 		return nil, fmt.Errorf("vision: the plane found: %w", err)
 	}
 	return cal, nil
+}
+
+// wholeCorners returns the corners of the outlines in pairs that are
+// four corners whose edges run from one to the next, filled with paper:
+// the outlines of face-up cards that lie whole, with a card's
+// proportions. (Two cards that meet make an outline of more corners, or
+// of corners joined by no edge; a shoe or a discard tray is no paper
+// within.)
+func wholeCorners(pairs []linePair) []linePair {
+	next := map[[2][2]float64]int{} // an edge → the corner it leaves from
+	for i, p := range pairs {
+		next[p.le] = i
+	}
+	var out []linePair
+	for _, p := range pairs {
+		c, ok := p, true
+		for range 4 {
+			var i int
+			if i, ok = next[c.me]; !ok {
+				break
+			}
+			c = pairs[i]
+		}
+		if ok && c == p && p.paper {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Scales of the costs refinePlane minimises: a corner's angle off a
+// right angle, in degrees; a whole corner's edges' ratio off a card's,
+// as a log; and the plane's stretch of the picture's centre, as a log (a
+// camera 30° oblique stretches it by some 15%).
+const (
+	refineAngleDeg = stillAgreeDeg
+	refineAspect   = 0.05
+	refineStretch  = 0.1
+)
+
+// refinePlane adjusts rectified plane h so that every corner stays as
+// near a right angle as it can while the face-up cards lying whole
+// (wholeCorners) show a card's proportions and the picture's centre is
+// stretched little. Right angles alone leave the plane free to stretch
+// along the cards' edges where most cards lie turned alike, as on a
+// dealt table: edges a few tenths of a degree off then stretch it by a
+// tenth or more, and the corners of a single hand by half. A whole
+// card's two edges pin that stretch; where none lies whole, the
+// picture's own proportions, which a camera up to 30° oblique keeps to
+// some 15%, hold it. The corners' costs are robust (Cauchy): an
+// outline's corner where two cards meet counts little.
+func refinePlane(h [3][3]float64, pairs []linePair) [3][3]float64 {
+	whole := wholeCorners(pairs)
+	// Centre the plane on the picture's centre at unit area scale, so
+	// that the parameters below act alike on any picture.
+	c := apply3(h, [2]float64{0, 0})
+	s := 1 / math.Sqrt(math.Abs(jacobianDet(h, [2]float64{0, 0})))
+	h0 := mul3([3][3]float64{{s, 0, -s * c[0]}, {0, s, -s * c[1]}, {0, 0, 1}}, h)
+	// x: a skew and a stretch (the affine part a similarity leaves),
+	// and the line at infinity's tilt (the projective part).
+	at := func(x []float64) [3][3]float64 {
+		a := [3][3]float64{{math.Exp(x[1]), x[0], 0}, {0, 1, 0}, {0, 0, 1}}
+		p := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {x[2], x[3], 1}}
+		return mul3(a, mul3(p, h0))
+	}
+	wantAspect := math.Log((cardH - edgeLossMM) / (cardW - edgeLossMM))
+	cost := func(x []float64) float64 {
+		hx := at(x)
+		hit, ok := invert3(hx)
+		if !ok {
+			return math.Inf(1)
+		}
+		sum := 0.0
+		for _, p := range pairs {
+			l, m := mulT(hit, p.l), mulT(hit, p.m)
+			cos := math.Abs(l[0]*m[0]+l[1]*m[1]) / (math.Hypot(l[0], l[1]) * math.Hypot(m[0], m[1]))
+			d := math.Asin(math.Min(1, cos)) * 180 / math.Pi / refineAngleDeg
+			sum += math.Log1p(d * d)
+		}
+		length := func(e [2][2]float64) float64 {
+			a, b := apply3(hx, e[0]), apply3(hx, e[1])
+			return math.Hypot(b[0]-a[0], b[1]-a[1])
+		}
+		for _, p := range whole {
+			a, b := length(p.le), length(p.me)
+			if !(a > 0 && b > 0) {
+				return math.Inf(1)
+			}
+			d := (math.Abs(math.Log(a/b)) - wantAspect) / refineAspect
+			sum += math.Log1p(d * d)
+		}
+		d := stretchAt(hx, [2]float64{0, 0}) / refineStretch
+		return sum + d*d
+	}
+	x := nelderMead(cost, make([]float64, 4), 0.05, 400)
+	return at(x)
+}
+
+// refineIfStretched is rectified plane h refined (refinePlane) where that
+// stretches it by more than refineStretch, and h as it is otherwise: a
+// smaller change is within what the corners' noise moves a plane by,
+// and moves the cards' reading by as much either way.
+func refineIfStretched(h [3][3]float64, pairs []linePair) [3][3]float64 {
+	r := refinePlane(h, pairs)
+	hi, ok := invert3(h)
+	if !ok {
+		return h
+	}
+	if stretchAt(mul3(r, hi), apply3(h, [2]float64{0, 0})) > refineStretch {
+		return r
+	}
+	return h
+}
+
+// stretchAt is how far h stretches the plane at point p: the log of the
+// ratio of its Jacobian's singular values there.
+func stretchAt(h [3][3]float64, p [2]float64) float64 {
+	const d = 1e-4
+	p0 := apply3(h, p)
+	px := apply3(h, [2]float64{p[0] + d, p[1]})
+	py := apply3(h, [2]float64{p[0], p[1] + d})
+	a, b := (px[0]-p0[0])/d, (py[0]-p0[0])/d
+	c, e := (px[1]-p0[1])/d, (py[1]-p0[1])/d
+	s := a*a + b*b + c*c + e*e
+	det := math.Abs(a*e - b*c)
+	disc := math.Sqrt(math.Max(0, s*s-4*det*det))
+	return 0.5 * math.Log((s+disc)/(s-disc))
+}
+
+// nelderMead minimises f from x0 by the Nelder–Mead simplex, its first
+// simplex step from x0 along each axis, for at most iters iterations.
+func nelderMead(f func([]float64) float64, x0 []float64, step float64, iters int) []float64 {
+	n := len(x0)
+	pts := make([][]float64, n+1)
+	vals := make([]float64, n+1)
+	for i := range pts {
+		pts[i] = slices.Clone(x0)
+		if i > 0 {
+			pts[i][i-1] += step
+		}
+		vals[i] = f(pts[i])
+	}
+	order := make([]int, n+1)
+	along := func(c, p []float64, t float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = c[i] + t*(p[i]-c[i])
+		}
+		return out
+	}
+	for range iters {
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(i, j int) int { return cmpF(vals[i], vals[j]) })
+		best, worst, second := order[0], order[n], order[n-1]
+		if vals[worst]-vals[best] < 1e-9 {
+			break
+		}
+		centroid := make([]float64, n)
+		for _, i := range order[:n] {
+			for k := range centroid {
+				centroid[k] += pts[i][k] / float64(n)
+			}
+		}
+		r := along(centroid, pts[worst], -1)
+		fr := f(r)
+		switch {
+		case fr < vals[best]:
+			e := along(centroid, pts[worst], -2)
+			if fe := f(e); fe < fr {
+				pts[worst], vals[worst] = e, fe
+			} else {
+				pts[worst], vals[worst] = r, fr
+			}
+		case fr < vals[second]:
+			pts[worst], vals[worst] = r, fr
+		default:
+			k := along(centroid, pts[worst], 0.5)
+			if fk := f(k); fk < vals[worst] {
+				pts[worst], vals[worst] = k, fk
+				continue
+			}
+			for _, i := range order[1:] {
+				pts[i] = along(pts[best], pts[i], 0.5)
+				vals[i] = f(pts[i])
+			}
+		}
+	}
+	best := 0
+	for i := range vals {
+		if vals[i] < vals[best] {
+			best = i
+		}
+	}
+	return pts[best]
 }

@@ -223,3 +223,17 @@ func TestStillAccuracy(t *testing.T) {
 		t.Errorf("%d confident wrong readings, want none", all.confidentWrong)
 	}
 }
+
+// TestStillOneHand reads a still whose only cards are one hand of three,
+// fanned, 28° oblique (tigullio, seed 1046): all its corners lie turned
+// alike in a small part of the picture, so the right angles alone do not
+// fix the plane (the plane they alone gave stretched a card to nearly
+// twice its proportions, and the hand was read at 1.94 px/mm: no card
+// right, two confidently wrong). Each card must be read right, and
+// confidently.
+func TestStillOneHand(t *testing.T) {
+	sc := readRendered(t, openReader(t), "tigullio", 1046)
+	if sc.faceUp != 3 || sc.right != 3 || sc.confident != 3 || sc.confidentWrong != 0 {
+		t.Errorf("%d face-up cards, %d read right, %d confidently, %d confident wrong; want 3 right, 3 confidently, none wrong", sc.faceUp, sc.right, sc.confident, sc.confidentWrong)
+	}
+}
