@@ -474,13 +474,23 @@ func upright(h [3][3]float64) [3][3]float64 {
 	return mul3(rot, h)
 }
 
+// jacobianStep is the step, in normalised units, of differences.
+const jacobianStep = 1e-4
+
+// differences are how far h moves its image of normalised point p when
+// p moves jacobianStep along x (dx) and along y (dy): its Jacobian at p,
+// times jacobianStep.
+func differences(h [3][3]float64, p [2]float64) (dx, dy [2]float64) {
+	p0 := apply3(h, p)
+	px := apply3(h, [2]float64{p[0] + jacobianStep, p[1]})
+	py := apply3(h, [2]float64{p[0], p[1] + jacobianStep})
+	return [2]float64{px[0] - p0[0], px[1] - p0[1]}, [2]float64{py[0] - p0[0], py[1] - p0[1]}
+}
+
 // jacobianDet is the area scale of h at normalised point p.
 func jacobianDet(h [3][3]float64, p [2]float64) float64 {
-	const d = 1e-4
-	p0 := apply3(h, p)
-	px := apply3(h, [2]float64{p[0] + d, p[1]})
-	py := apply3(h, [2]float64{p[0], p[1] + d})
-	return ((px[0]-p0[0])*(py[1]-p0[1]) - (px[1]-p0[1])*(py[0]-p0[0])) / (d * d)
+	dx, dy := differences(h, p)
+	return (dx[0]*dy[1] - dx[1]*dy[0]) / (jacobianStep * jacobianStep)
 }
 
 func apply3(h [3][3]float64, p [2]float64) [2]float64 {
@@ -581,10 +591,6 @@ func eigenSym(a [][]float64) (vals []float64, vecs [][]float64) {
 // most edges suggest (to 4%) is the likeliest. With no whole edge, every
 // right-angled corner's edges make the suggestions.
 func cardScales(pairs []linePair, h [3][3]float64) []float64 {
-	length := func(e [2][2]float64) float64 {
-		a, b := apply3(h, e[0]), apply3(h, e[1])
-		return math.Hypot(b[0]-a[0], b[1]-a[1])
-	}
 	ends := map[[2][2]float64]int{}
 	agree := agreeingWith(h, pairs)
 	for _, p := range agree {
@@ -593,7 +599,7 @@ func cardScales(pairs []linePair, h [3][3]float64) []float64 {
 	}
 	var whole, any []float64
 	for e, n := range ends {
-		l := length(e)
+		l := edgeLength(h, e)
 		if l <= 0 {
 			continue
 		}
@@ -609,7 +615,7 @@ func cardScales(pairs []linePair, h [3][3]float64) []float64 {
 		if ends[p.le] < 2 || ends[p.me] < 2 {
 			continue
 		}
-		a, b := length(p.le), length(p.me)
+		a, b := edgeLength(h, p.le), edgeLength(h, p.me)
 		long, short := math.Max(a, b), math.Min(a, b)
 		if r := long / short; r > 1.25 && r < 1.65 {
 			v := math.Log((long/(cardH-edgeLossMM) + short/(cardW-edgeLossMM)) / 2)
@@ -677,14 +683,26 @@ func agreeingWith(h [3][3]float64, pairs []linePair) []linePair {
 	}
 	var out []linePair
 	for _, p := range pairs {
-		// Lines map by the inverse transpose.
-		l, m := mulT(hit, p.l), mulT(hit, p.m)
-		cos := math.Abs(l[0]*m[0]+l[1]*m[1]) / (math.Hypot(l[0], l[1]) * math.Hypot(m[0], m[1]))
-		if math.Asin(math.Min(1, cos))*180/math.Pi < stillAgreeDeg {
+		if offRight(hit, p) < stillAgreeDeg {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// offRight is how far off a right angle, in degrees, corner p lies on
+// the plane whose homography's inverse is hit.
+func offRight(hit [3][3]float64, p linePair) float64 {
+	// Lines map by the inverse transpose.
+	l, m := mulT(hit, p.l), mulT(hit, p.m)
+	cos := math.Abs(l[0]*m[0]+l[1]*m[1]) / (math.Hypot(l[0], l[1]) * math.Hypot(m[0], m[1]))
+	return math.Asin(math.Min(1, cos)) * 180 / math.Pi
+}
+
+// edgeLength is the length on plane h of the edge with normalised ends e.
+func edgeLength(h [3][3]float64, e [2][2]float64) float64 {
+	a, b := apply3(h, e[0]), apply3(h, e[1])
+	return math.Hypot(b[0]-a[0], b[1]-a[1])
 }
 
 // planeCalibration makes the calibration of a w×h picture whose pixels
@@ -775,17 +793,11 @@ func refinePlane(h [3][3]float64, pairs []linePair) [3][3]float64 {
 		}
 		sum := 0.0
 		for _, p := range pairs {
-			l, m := mulT(hit, p.l), mulT(hit, p.m)
-			cos := math.Abs(l[0]*m[0]+l[1]*m[1]) / (math.Hypot(l[0], l[1]) * math.Hypot(m[0], m[1]))
-			d := math.Asin(math.Min(1, cos)) * 180 / math.Pi / refineAngleDeg
+			d := offRight(hit, p) / refineAngleDeg
 			sum += math.Log1p(d * d)
 		}
-		length := func(e [2][2]float64) float64 {
-			a, b := apply3(hx, e[0]), apply3(hx, e[1])
-			return math.Hypot(b[0]-a[0], b[1]-a[1])
-		}
 		for _, p := range whole {
-			a, b := length(p.le), length(p.me)
+			a, b := edgeLength(hx, p.le), edgeLength(hx, p.me)
 			if !(a > 0 && b > 0) {
 				return math.Inf(1)
 			}
@@ -818,12 +830,10 @@ func refineIfStretched(h [3][3]float64, pairs []linePair) [3][3]float64 {
 // stretchAt is how far h stretches the plane at point p: the log of the
 // ratio of its Jacobian's singular values there.
 func stretchAt(h [3][3]float64, p [2]float64) float64 {
-	const d = 1e-4
-	p0 := apply3(h, p)
-	px := apply3(h, [2]float64{p[0] + d, p[1]})
-	py := apply3(h, [2]float64{p[0], p[1] + d})
-	a, b := (px[0]-p0[0])/d, (py[0]-p0[0])/d
-	c, e := (px[1]-p0[1])/d, (py[1]-p0[1])/d
+	dx, dy := differences(h, p)
+	const d = jacobianStep
+	a, b := dx[0]/d, dy[0]/d
+	c, e := dx[1]/d, dy[1]/d
 	s := a*a + b*b + c*c + e*e
 	det := math.Abs(a*e - b*c)
 	disc := math.Sqrt(math.Max(0, s*s-4*det*det))
