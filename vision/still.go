@@ -81,10 +81,10 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		}
 	}
 	read := map[float64]Still{}
-	px, err := searchScale(edges, p.Fit.Perspective, func(px float64) (stillScore, float64, error) {
-		st, sc, diag, err := readAtScale(img, p, reader, px)
+	px, err := searchScale(edges, p.Fit.Perspective, func(px float64) (stillScore, measure, error) {
+		st, sc, m, err := readAtScale(img, p, reader, px)
 		read[px] = st
-		return sc, diag, err
+		return sc, m, err
 	})
 	if err != nil {
 		return Still{}, err
@@ -94,21 +94,21 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 
 // readAtScale reads a still on plane p at px pixels a mm, and scores that
 // scale: its stillScore and the scale's measure by the cards read at both
-// index corners (diagonalRatio, 0 with too few of them).
-func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stillScore, float64, error) {
+// index corners (diagonalRatio).
+func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stillScore, measure, error) {
 	c, err := p.Calibration(px)
 	if err != nil {
-		return Still{}, stillScore{}, 0, err
+		return Still{}, stillScore{}, measure{}, err
 	}
-	cs, sc, diag, err := readWhole(img, c, reader)
+	cs, sc, m, err := readWhole(img, c, reader)
 	if err != nil {
-		return Still{}, stillScore{}, 0, err
+		return Still{}, stillScore{}, measure{}, err
 	}
 	cs = joinOpposite(cs)
 	st := Still{Cards: cs, Cal: c, Plane: p.Fit}
 	st.Plane.PxPerMM = px
 	sc.reads = readScore(cs)
-	return st, sc, diag, nil
+	return st, sc, m, nil
 }
 
 // searchScale finds the scale a still reads best at (stillScore), reading
@@ -118,16 +118,16 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // rounded corners and by the cards over it; at that scale a card's two
 // index corners still agree on its centre, but its body reaches past its
 // paper. The cards read at both index corners measure the best scale
-// (diagonalRatio): where they say it is minScaleFix or more off, the
-// still is read again at theirs, which wins a tie. Where the view was
-// rectified (rectified: one scale holds over the whole plane) and fewer
-// than minConfirming cards pair at the best scale, it wins outright
-// where the cards measure it again there, within minScaleFix: fewer
-// cards may pair at the right scale than at a wrong one (where a deck
-// prints its second index upright, a nine reads a six at its far
-// corner, and a card may pair at a wrong scale by chance). A tilted
-// picture taken as the plane has no one scale, and the cards that pair
-// measure only where they lie.
+// (diagonalRatio): where enough of them (measure.sure) say it is
+// minScaleFix or more off, the still is read again at theirs, which wins
+// a tie. Where the view was rectified (rectified: one scale holds over
+// the whole plane) and fewer than minConfirming cards pair at the best
+// scale, it wins outright where the cards measure it again there, within
+// minScaleFix: fewer cards may pair at the right scale than at a wrong
+// one (where a deck prints its second index upright, a nine reads a six
+// at its far corner, and a card may pair at a wrong scale by chance). A
+// tilted picture taken as the plane has no one scale, and the cards that
+// pair measure only where they lie.
 // Where fewer than minConfirming cards pair (are read at two index
 // corners that agree) at the scale found so (a few cards fanned in one
 // hand, whose edges cover one another), all the edges' scales may be some
@@ -142,40 +142,39 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // across the range, every sweepStep, and at the scales the cards measure
 // there, a scale standing only where minConfirming cards pair.
 // At most maxStillReads scales are read.
-func searchScale(edges []float64, rectified bool, read func(px float64) (stillScore, float64, error)) (float64, error) {
+func searchScale(edges []float64, rectified bool, read func(px float64) (stillScore, measure, error)) (float64, error) {
 	var (
 		best      float64
 		bestScore = stillScore{paired: -1}
-		bestDiag  float64   // the cards' measure of the best scale
+		bestMeas  measure   // the cards' measure of the best scale
 		tried     []float64 // the scales read, in order
 	)
 	// try reads the still at px, unless px is out of range or within
 	// minScaleFix of a scale in near, and keeps px where it reads better
 	// than the best so far (or as well, where the cards measured px) and,
 	// if confirm, at least minConfirming cards pair at it. It returns the
-	// cards' measure of px (diagonalRatio), 0 when none or when px was
-	// not read.
-	try := func(px float64, measured bool, near []float64, confirm bool) (float64, error) {
+	// cards' measure of px (diagonalRatio), none where px was not read.
+	try := func(px float64, measured bool, near []float64, confirm bool) (measure, error) {
 		if px < minStillPxPerMM || px > maxStillPxPerMM || len(tried) == maxStillReads {
-			return 0, nil
+			return measure{}, nil
 		}
 		for _, q := range near {
 			if math.Abs(px/q-1) < minScaleFix {
-				return 0, nil
+				return measure{}, nil
 			}
 		}
 		tried = append(tried, px)
-		sc, diag, err := read(px)
+		sc, m, err := read(px)
 		if err != nil {
-			return 0, err
+			return measure{}, err
 		}
 		// A scale the cards measured, and measure again there, stands
 		// on their geometry over a best scale too few cards confirm.
-		selfMeasured := rectified && measured && bestScore.paired < minConfirming && diag != 0 && math.Abs(diag-1) < minScaleFix
+		selfMeasured := rectified && measured && bestScore.paired < minConfirming && m.sure() && math.Abs(m.ratio-1) < minScaleFix
 		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc) || selfMeasured) {
-			best, bestScore, bestDiag = px, sc, diag
+			best, bestScore, bestMeas = px, sc, m
 		}
-		return diag, nil
+		return m, nil
 	}
 	// confirmAt reads the still at each of scales, then at the scales
 	// the cards measure there, keeping a scale only where minConfirming
@@ -183,12 +182,12 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 	confirmAt := func(scales []float64) error {
 		var measured []float64
 		for _, px := range scales {
-			diag, err := try(px, false, tried, true)
+			m, err := try(px, false, tried, true)
 			if err != nil {
 				return err
 			}
-			if diag != 0 {
-				measured = append(measured, px*diag)
+			if m.sure() {
+				measured = append(measured, px*m.ratio)
 			}
 		}
 		for _, q := range measured {
@@ -213,8 +212,8 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 		}
 		return best, nil
 	}
-	if bestDiag != 0 {
-		if _, err := try(best*bestDiag, true, []float64{best}, false); err != nil {
+	if bestMeas.sure() {
+		if _, err := try(best*bestMeas.ratio, true, []float64{best}, false); err != nil {
 			return 0, err
 		}
 	}
@@ -373,10 +372,10 @@ func readScore(cs []Observation) float64 {
 // whose opposite corners agree on where the card lies, whatever they read
 // (agreeingCorners); and how far apart the corners of the cards read at
 // both lie (diagonalRatio). The score's reads are left to the caller.
-func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, stillScore, float64, error) {
+func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, stillScore, measure, error) {
 	whole, err := wholeView(cal)
 	if err != nil {
-		return nil, stillScore{}, 0, err
+		return nil, stillScore{}, measure{}, err
 	}
 	opts := DefaultOptions()
 	opts.MarginMM, opts.SettleFrames, opts.MaxWaitFrames = 10, 0, 1
@@ -390,7 +389,7 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 	}
 	d, err := NewDetector(whole, reader, opts)
 	if err != nil {
-		return nil, stillScore{}, 0, err
+		return nil, stillScore{}, measure{}, err
 	}
 	defer d.Close()
 	f, err := d.Detect(img, 0, 0)
@@ -441,13 +440,26 @@ func halfTurnPairs(reads []read) iter.Seq2[read, read] {
 // 9% off sets them 10 mm apart.
 const agreeMM = 5.0
 
-// diagonalRatio measures the scale a still was read at by its cards: the
-// median, over the cards read confidently at both their index corners
-// (opposite corners, 180° apart), of the distance between those corners
-// over a card's diagonal. 1 says the scale is right; 0.9 that the picture
-// holds 0.9 times the pixels a mm it was read at. It is 0 with fewer than
-// two such cards.
-func diagonalRatio(reads []read) float64 {
+// measure is the scale a still was read at as its cards measure it
+// (diagonalRatio): ratio 1 says the scale is right, 0.9 that the picture
+// holds 0.9 times the pixels a mm it was read at; pairs is how many pairs
+// of opposite index corners measured it (a card read at both, or two
+// cards alike whose corners face each other), their median standing.
+// None measures it: ratio 0.
+type measure struct {
+	ratio float64
+	pairs int
+}
+
+// sure reports whether enough pairs measure the scale for their measure
+// to stand against the scale read: two, as one may be two cards' corners.
+func (m measure) sure() bool { return m.pairs >= 2 }
+
+// diagonalRatio measures the scale a still was read at by its cards: over
+// the cards read confidently at both their index corners (opposite
+// corners, 180° apart), the median of the distance between those corners
+// over a card's diagonal.
+func diagonalRatio(reads []read) measure {
 	diag := math.Hypot(cardW, cardH)
 	var rs []float64
 	for a, b := range halfTurnPairs(reads) {
@@ -458,11 +470,11 @@ func diagonalRatio(reads []read) float64 {
 			rs = append(rs, r)
 		}
 	}
-	if len(rs) < 2 {
-		return 0
+	if len(rs) == 0 {
+		return measure{}
 	}
 	slices.Sort(rs)
-	return rs[len(rs)/2]
+	return measure{ratio: rs[len(rs)/2], pairs: len(rs)}
 }
 
 // pairedCards counts the cards the zones read in the last frame read

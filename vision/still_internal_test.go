@@ -13,7 +13,7 @@ import (
 // TestDiagonalRatio checks the scale a still's cards measure: the cards
 // read surely at both index corners (the top left and the bottom right,
 // 180° apart) give the distance between them over a card's diagonal, and
-// the median stands. proc:8 seed 5001 was read at 1.88 px/mm, its edges'
+// the median stands; one card's measure is not sure. proc:8 seed 5001 was read at 1.88 px/mm, its edges'
 // scale, where it is 1.70: its cards' corners lay 0.90 of a diagonal
 // apart, and the 10♠ at the bottom of a hand was lost, its body reaching
 // past its paper.
@@ -51,21 +51,28 @@ func TestDiagonalRatio(t *testing.T) {
 		name  string
 		reads []read
 		want  float64
+		pairs int
 	}{
-		{"two cards at 0.9", join(card(0, 0.9, ts, 0.95, false), card(100, 0.9, fh, 0.9, false)), 0.9},
-		{"three cards, the median", join(card(0, 0.9, ts, 0.95, false), card(100, 0.92, fh, 0.9, false), card(200, 1.1, fh, 0.9, false)), 0.92},
-		{"one card: no measure", card(0, 0.9, ts, 0.95, false), 0},
-		{"an unsure card does not count", join(card(0, 0.9, ts, 0.95, false), card(100, 0.9, fh, 0.6, false)), 0},
-		{"corners a quarter apart do not count", join(card(0, 0.9, ts, 0.95, false), card(100, 0.9, fh, 0.9, true)), 0},
-		{"two cards of one kind far apart do not count", join(card(0, 0.9, ts, 0.95, false)[:1], card(300, 0.9, ts, 0.95, false)[1:], card(100, 0.9, fh, 0.9, false)), 0},
-		{"nines read as sixes at their far corners, printed upright there", join(farAs(card(0, 0.9, nd, 0.95, false), sd), farAs(card(100, 0.92, nc, 0.9, false), sc)), 0.92},
-		{"a nine and a six of another suit do not count", join(card(0, 0.9, ts, 0.95, false), farAs(card(100, 0.9, nd, 0.9, false), sh)), 0},
-		{"a nine and a five do not count", join(card(0, 0.9, ts, 0.95, false), farAs(card(100, 0.9, nd, 0.9, false), fh)), 0},
+		{"two cards at 0.9", join(card(0, 0.9, ts, 0.95, false), card(100, 0.9, fh, 0.9, false)), 0.9, 2},
+		{"three cards, the median", join(card(0, 0.9, ts, 0.95, false), card(100, 0.92, fh, 0.9, false), card(200, 1.1, nc, 0.9, false)), 0.92, 3},
+		{"two cards alike facing each other count too", join(card(0, 0.9, ts, 0.95, false), card(100, 0.92, fh, 0.9, false), card(200, 1.1, fh, 0.9, false)), 0.92, 4},
+		{"one card", card(0, 0.9, ts, 0.95, false), 0.9, 1},
+		{"none", card(0, 0.9, ts, 0.95, false)[:1], 0, 0},
+		{"an unsure card does not count", join(card(0, 0.9, ts, 0.95, false), card(100, 0.8, fh, 0.6, false)), 0.9, 1},
+		{"corners a quarter apart do not count", join(card(0, 0.9, ts, 0.95, false), card(100, 0.8, fh, 0.9, true)), 0.9, 1},
+		{"two cards of one kind far apart do not count", join(card(0, 0.9, ts, 0.95, false)[:1], card(300, 0.9, ts, 0.95, false)[1:], card(100, 0.8, fh, 0.9, false)), 0.8, 1},
+		{"nines read as sixes at their far corners, printed upright there", join(farAs(card(0, 0.9, nd, 0.95, false), sd), farAs(card(100, 0.92, nc, 0.9, false), sc)), 0.92, 2},
+		{"a nine and a six of another suit do not count", join(card(0, 0.9, ts, 0.95, false), farAs(card(100, 0.8, nd, 0.9, false), sh)), 0.9, 1},
+		{"a nine and a five do not count", join(card(0, 0.9, ts, 0.95, false), farAs(card(100, 0.8, nd, 0.9, false), fh)), 0.9, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := diagonalRatio(tc.reads); math.Abs(got-tc.want) > 1e-9 {
-				t.Errorf("diagonalRatio = %.4f, want %.4f", got, tc.want)
+			got := diagonalRatio(tc.reads)
+			if math.Abs(got.ratio-tc.want) > 1e-9 || got.pairs != tc.pairs {
+				t.Errorf("diagonalRatio = %.4f of %d pairs, want %.4f of %d", got.ratio, got.pairs, tc.want, tc.pairs)
+			}
+			if got.sure() != (tc.pairs >= 2) {
+				t.Errorf("sure = %v of %d pairs", got.sure(), got.pairs)
 			}
 		})
 	}
@@ -134,44 +141,45 @@ func TestJoinOpposite(t *testing.T) {
 // stood: ten of its face-up cards were not found. Five pair at 1.54.
 func TestSearchScale(t *testing.T) {
 	// stillAt models a still at scale right whose cards read at both
-	// index corners are measuring (at least two of them), paired of them
-	// pairing; still, one at 2 px/mm.
-	stillAt := func(right float64, measuring, paired int) func(px float64) (stillScore, float64) {
-		return func(px float64) (stillScore, float64) {
+	// index corners are measuring, paired of them pairing; still, one at
+	// 2 px/mm.
+	stillAt := func(right float64, measuring, paired int) func(px float64) (stillScore, measure) {
+		return func(px float64) (stillScore, measure) {
 			off := math.Abs(px/right - 1)
 			sc := stillScore{reads: 1 - off}
 			if off < 0.06 {
 				sc.paired = paired
 			}
-			if measuring >= 2 && off < 0.15 {
-				return sc, right / px
+			if measuring > 0 && off < 0.15 {
+				return sc, measure{ratio: right / px, pairs: measuring}
 			}
-			return sc, 0
+			return sc, measure{}
 		}
 	}
-	still := func(measuring, paired int) func(px float64) (stillScore, float64) {
+	still := func(measuring, paired int) func(px float64) (stillScore, measure) {
 		return stillAt(2.0, measuring, paired)
 	}
+	sure := func(ratio float64) measure { return measure{ratio: ratio, pairs: 2} }
 	// measuredAt models a still whose cards' edges suggest 2.2 px/mm,
 	// where paired cards pair by chance and the cards read at both index
 	// corners measure the right scale; read there, no card pairs (their
 	// second indices print upright, a nine reads a six), and the cards
 	// measure it again off by the factor again.
-	measuredAt := func(right, again float64, paired int) func(px float64) (stillScore, float64) {
-		return func(px float64) (stillScore, float64) {
+	measuredAt := func(right, again float64, paired int) func(px float64) (stillScore, measure) {
+		return func(px float64) (stillScore, measure) {
 			switch {
 			case math.Abs(px-2.2) < 1e-6:
-				return stillScore{paired: paired, reads: 3}, right / 2.2
+				return stillScore{paired: paired, reads: 3}, sure(right / 2.2)
 			case math.Abs(px-right) < 1e-6:
-				return stillScore{reads: 2}, again
+				return stillScore{reads: 2}, sure(again)
 			}
-			return stillScore{}, 0
+			return stillScore{}, measure{}
 		}
 	}
 	tests := []struct {
 		name   string
 		edges  []float64
-		still  func(px float64) (stillScore, float64)
+		still  func(px float64) (stillScore, measure)
 		want   float64
 		nReads int
 	}{
@@ -189,14 +197,15 @@ func TestSearchScale(t *testing.T) {
 		{"measured again off: the scale more cards pair at stands", []float64{2.2}, measuredAt(2.0, 0.95, 1), 2.2, 12},
 		{"measured again, but enough cards pair at the edges' scale: it stands", []float64{2.2}, measuredAt(2.0, 1, minConfirming), 2.2, 2},
 		{"no edges in range, one card pairs: nothing stands", nil, still(0, 1), 0, 9},
+		{"one card's measure does not move a best scale", []float64{2.2}, measuredAt(2.0, 1, minConfirming), 2.2, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var reads []float64
-			got, err := searchScale(tc.edges, true, func(px float64) (stillScore, float64, error) {
+			got, err := searchScale(tc.edges, true, func(px float64) (stillScore, measure, error) {
 				reads = append(reads, px)
-				sc, diag := tc.still(px)
-				return sc, diag, nil
+				sc, m := tc.still(px)
+				return sc, m, nil
 			})
 			if err != nil {
 				if tc.want != 0 {
@@ -220,14 +229,14 @@ func TestSearchScale(t *testing.T) {
 	// A tilted picture taken as the plane has no one scale: the cards'
 	// measure wins no more than a tie there.
 	asPlane := measuredAt(2.0, 1, 1)
-	got, err := searchScale([]float64{2.2}, false, func(px float64) (stillScore, float64, error) {
-		sc, diag := asPlane(px)
-		return sc, diag, nil
+	got, err := searchScale([]float64{2.2}, false, func(px float64) (stillScore, measure, error) {
+		sc, m := asPlane(px)
+		return sc, m, nil
 	})
 	if err != nil || got != 2.2 {
 		t.Errorf("taken as the plane: scale %.3f (%v), want 2.2", got, err)
 	}
-	if _, err := searchScale(nil, true, func(float64) (stillScore, float64, error) { return stillScore{}, 0, nil }); err == nil {
+	if _, err := searchScale(nil, true, func(float64) (stillScore, measure, error) { return stillScore{}, measure{}, nil }); err == nil {
 		t.Error("no edges: want an error")
 	}
 }
