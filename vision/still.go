@@ -132,15 +132,21 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // corners that agree) at the scale found so (a few cards fanned in one
 // hand, whose edges cover one another), all the edges' scales may be some
 // 20% off: the still is read around it (scaleLadder), and at the scales
-// the cards measure there, and a scale found so stands only where at
-// least minConfirming cards pair at it, as a few more cards read at a
-// scale that none confirms say little; none of those is read within
+// the cards measure there (one pair's measure will do: it only says
+// where to read), and a scale found so stands only where at least
+// minConfirming cards pair at it, as a few more cards read at a scale
+// that none confirms say little; none of those is read within
 // minScaleFix of a scale read before. Where no edge suggests a scale in
 // range (edges broken where an index or the art reaches a card's margin
 // make the cards look far smaller than they are), or where none of those
 // scales is confirmed so (edges a third or more off), the still is read
 // across the range, every sweepStep, and at the scales the cards measure
-// there, a scale standing only where minConfirming cards pair.
+// there, a scale standing only where minConfirming cards pair. Where no
+// edge suggests a scale and nothing confirms one so, the scale the cards
+// measured that reads best stands, if a card pairs at it: a lone hand
+// fanned, whose cards' far corners mostly lie under the next card or
+// read unsurely, may pair one card only, but that card's two corners
+// measure the scale.
 // At most maxStillReads scales are read.
 func searchScale(edges []float64, rectified bool, read func(px float64) (stillScore, measure, error)) (float64, error) {
 	var (
@@ -148,6 +154,10 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 		bestScore = stillScore{paired: -1}
 		bestMeas  measure   // the cards' measure of the best scale
 		tried     []float64 // the scales read, in order
+		// The scale the cards measured that reads best, confirmed or
+		// not, where a card pairs at it.
+		measuredBest  float64
+		measuredScore stillScore
 	)
 	// try reads the still at px, unless px is out of range or within
 	// minScaleFix of a scale in near, and keeps px where it reads better
@@ -174,6 +184,9 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc) || selfMeasured) {
 			best, bestScore, bestMeas = px, sc, m
 		}
+		if measured && sc.paired > 0 && sc.better(measuredScore) {
+			measuredBest, measuredScore = px, sc
+		}
 		return m, nil
 	}
 	// confirmAt reads the still at each of scales, then at the scales
@@ -186,7 +199,7 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 			if err != nil {
 				return err
 			}
-			if m.sure() {
+			if m.pairs > 0 {
 				measured = append(measured, px*m.ratio)
 			}
 		}
@@ -207,10 +220,13 @@ func searchScale(edges []float64, rectified bool, read func(px float64) (stillSc
 		if err := confirmAt(sweepScales()); err != nil {
 			return 0, err
 		}
-		if best == 0 {
-			return 0, errNoScale
+		switch {
+		case best != 0:
+			return best, nil
+		case measuredBest != 0:
+			return measuredBest, nil
 		}
-		return best, nil
+		return 0, errNoScale
 	}
 	if bestMeas.sure() {
 		if _, err := try(best*bestMeas.ratio, true, []float64{best}, false); err != nil {

@@ -197,6 +197,12 @@ func TestSearchScale(t *testing.T) {
 		{"measured again off: the scale more cards pair at stands", []float64{2.2}, measuredAt(2.0, 0.95, 1), 2.2, 12},
 		{"measured again, but enough cards pair at the edges' scale: it stands", []float64{2.2}, measuredAt(2.0, 1, minConfirming), 2.2, 2},
 		{"no edges in range, one card pairs: nothing stands", nil, still(0, 1), 0, 9},
+		// One hand of three cards fanned, the picture tilted 28° and taken
+		// as the plane (penguins-like: the sweep's nearest scale, 6% off,
+		// reads one card at both corners, and none pairs).
+		{"no edges in range, one card measures at the sweep's nearest: read there, confirmed", nil, stillAt(2.6, 1, 2), 2.6, 10},
+		{"one card measures, and pairs there alone: its measure stands", nil, stillAt(2.6, 1, 1), 2.6, 10},
+		{"one card measures, but none pairs there: nothing stands", nil, stillAt(2.6, 1, 0), 0, 10},
 		{"one card's measure does not move a best scale", []float64{2.2}, measuredAt(2.0, 1, minConfirming), 2.2, 2},
 	}
 	for _, tc := range tests {
