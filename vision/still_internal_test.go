@@ -1,11 +1,15 @@
 package vision
 
 import (
+	"image"
 	"math"
 	"reflect"
 	"slices"
 	"testing"
 
+	"gocv.io/x/gocv"
+
+	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/vision/classify"
 )
@@ -249,7 +253,11 @@ func TestSearchScale(t *testing.T) {
 
 // TestStillScoreBetter checks the order of a still's scales: a scale
 // minConfirming cards pair at beats any other; between two that none
-// confirms, the corners that agree on where their card lies come first.
+// confirms, the corners that agree on where their card lies come first,
+// and the paper the cards cover before the reads (proc:4u seed 1035, 1.56
+// px/mm: read at 1.02, each card's two corners read as two cards, 7.4
+// against 5.5 at the right scale, whose cards cover 0.36 of the paper
+// against 0.27).
 // ancient-egyptians seed 1027 (1.75 px/mm; second indices printed
 // upright) read at 1.32 px/mm, where one card paired by chance and the
 // cards' corners read as two cards each; at 1.80 none paired, but a 9♠
@@ -267,6 +275,10 @@ func TestStillScoreBetter(t *testing.T) {
 		{"unconfirmed, agreeing alike: pairs", stillScore{paired: 1, agreeing: 1, reads: 1}, stillScore{paired: 0, agreeing: 1, reads: 9}, true},
 		{"unconfirmed, alike: the reads", stillScore{paired: 1, agreeing: 1, reads: 9}, stillScore{paired: 1, agreeing: 1, reads: 8}, true},
 		{"not better than itself", stillScore{paired: 1, agreeing: 1, reads: 9}, stillScore{paired: 1, agreeing: 1, reads: 9}, false},
+		{"unconfirmed, alike: the paper covered before the reads", stillScore{cover: 0.36, reads: 5.5}, stillScore{cover: 0.27, reads: 7.4}, true},
+		{"unconfirmed, covering within the margin: the reads", stillScore{cover: 0.5, reads: 6}, stillScore{cover: 0.54, reads: 5}, true},
+		{"unconfirmed: pairs before the cover", stillScore{paired: 1, cover: 0.5, reads: 5}, stillScore{cover: 0.8, reads: 6}, true},
+		{"confirmed alike: the reads, however they cover", stillScore{paired: 2, cover: 0.3, reads: 5}, stillScore{paired: 2, cover: 0.8, reads: 4}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,6 +321,42 @@ func TestAgreeingCorners(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := agreeingCorners(tc.reads); got != tc.want {
 				t.Errorf("agreeingCorners = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPaperCover checks how well the cards read cover the paper: a card
+// drawn over its paper covers it all; drawn from its corner at 0.7 of its
+// size (read at a scale 30% under the picture's) it covers half; a card
+// no corner reads does not count.
+func TestPaperCover(t *testing.T) {
+	const r = 2.0 // px a mm
+	filled := gocv.Zeros(int(120*r), int(120*r), gocv.MatTypeCV8U)
+	defer filled.Close()
+	paper := image.Rect(int(10*r), int(10*r), int((10+cardW)*r), int((10+cardH)*r))
+	roi := filled.Region(paper)
+	roi.SetTo(gocv.NewScalar(255, 0, 0, 0))
+	roi.Close()
+	d := &Detector{opts: Options{PxPerMM: r}, lastRead: []*zone{{filled: filled}}}
+	card := func(k float64, c cards.Card) Observation {
+		return Observation{Card: c, Quad: [4]calibration.Point{pt(10, 10), pt(10+cardW*k, 10), pt(10+cardW*k, 10+cardH*k), pt(10, 10+cardH*k)}}
+	}
+	ts := cards.Card{Rank: cards.Ten, Suit: cards.Spades}
+	tests := []struct {
+		name string
+		cs   []Observation
+		want float64
+	}{
+		{"drawn over its paper", []Observation{card(1, ts)}, 1},
+		{"drawn at 0.7 of its size", []Observation{card(0.7, ts)}, 0.49},
+		{"drawn at 1.2 of its size", []Observation{card(1.2, ts)}, 1 / 1.44},
+		{"not read", []Observation{card(1, cards.Card{})}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := d.paperCover(tc.cs); math.Abs(got-tc.want) > 0.02 {
+				t.Errorf("paperCover = %.3f, want %.3f", got, tc.want)
 			}
 		})
 	}

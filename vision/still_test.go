@@ -247,3 +247,18 @@ func TestStillOneHand(t *testing.T) {
 		})
 	}
 }
+
+// TestStillUprightIndex reads a still of a deck that prints its second
+// index upright (proc:4u, seed 1035: 1.56 px/mm, 4° oblique, ten face-up
+// cards in three hands). No card pairs at any scale, as a card's far
+// corner reads upside down, and below its scale each card's two corners
+// read as two cards, which reads better: the scale must come from the
+// paper the cards' outlines cover (it was read at 1.02 px/mm: no card
+// found, seven confident wrong readings). Every card must be found, all
+// but one read right, none confidently wrong.
+func TestStillUprightIndex(t *testing.T) {
+	sc := readRendered(t, openReader(t), "proc:4u", 1035)
+	if sc.found != sc.faceUp || sc.right < sc.faceUp-1 || sc.confidentWrong != 0 {
+		t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found, all but one right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong)
+	}
+}
