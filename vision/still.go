@@ -151,108 +151,117 @@ func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stil
 // measure the scale.
 // At most maxStillReads scales are read.
 func searchScale(edges []float64, rectified bool, read func(px float64) (stillScore, measure, error)) (float64, error) {
-	var (
-		best      float64
-		bestScore = stillScore{paired: -1}
-		bestMeas  measure   // the cards' measure of the best scale
-		tried     []float64 // the scales read, in order
-		// The scale the cards measured that reads best, confirmed or
-		// not, where a card pairs at it.
-		measuredBest  float64
-		measuredScore stillScore
-	)
-	// try reads the still at px, unless px is out of range or within
-	// minScaleFix of a scale in near, and keeps px where it reads better
-	// than the best so far (or as well, where the cards measured px) and,
-	// if confirm, at least minConfirming cards pair at it. It returns the
-	// cards' measure of px (diagonalRatio), none where px was not read.
-	try := func(px float64, measured bool, near []float64, confirm bool) (measure, error) {
-		if px < minStillPxPerMM || px > maxStillPxPerMM || len(tried) == maxStillReads {
-			return measure{}, nil
-		}
-		for _, q := range near {
-			if math.Abs(px/q-1) < minScaleFix {
-				return measure{}, nil
-			}
-		}
-		tried = append(tried, px)
-		sc, m, err := read(px)
-		if err != nil {
-			return measure{}, err
-		}
-		// A scale the cards measured, and measure again there, stands
-		// on their geometry over a best scale too few cards confirm.
-		selfMeasured := rectified && measured && bestScore.paired < minConfirming && m.sure() && math.Abs(m.ratio-1) < minScaleFix
-		if (!confirm || sc.paired >= minConfirming) && (sc.better(bestScore) || measured && !bestScore.better(sc) || selfMeasured) {
-			best, bestScore, bestMeas = px, sc, m
-		}
-		if measured && sc.paired > 0 && sc.better(measuredScore) {
-			measuredBest, measuredScore = px, sc
-		}
-		return m, nil
-	}
-	// confirmAt reads the still at each of scales, then at the scales
-	// the cards measure there, keeping a scale only where minConfirming
-	// cards pair at it.
-	confirmAt := func(scales []float64) error {
-		var measured []float64
-		for _, px := range scales {
-			m, err := try(px, false, tried, true)
-			if err != nil {
-				return err
-			}
-			if m.pairs > 0 {
-				measured = append(measured, px*m.ratio)
-			}
-		}
-		for _, q := range measured {
-			if _, err := try(q, true, tried, true); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	s := &scaleSearch{rectified: rectified, read: read, bestScore: stillScore{paired: -1}}
 	for _, px := range edges {
-		if _, err := try(px, false, nil, false); err != nil {
+		if _, err := s.try(px, false, nil, false); err != nil {
 			return 0, err
 		}
 	}
-	if best == 0 {
+	if s.best == 0 {
 		// No edge suggests a scale in range: sweep the range.
-		if err := confirmAt(sweepScales()); err != nil {
+		if err := s.confirmAt(sweepScales()); err != nil {
 			return 0, err
 		}
 		switch {
-		case best != 0:
-			return best, nil
-		case measuredBest != 0:
-			return measuredBest, nil
+		case s.best != 0:
+			return s.best, nil
+		case s.measuredBest != 0:
+			return s.measuredBest, nil
 		}
 		return 0, errNoScale
 	}
-	if bestMeas.sure() {
-		if _, err := try(best*bestMeas.ratio, true, []float64{best}, false); err != nil {
+	if s.bestMeas.sure() {
+		if _, err := s.try(s.best*s.bestMeas.ratio, true, []float64{s.best}, false); err != nil {
 			return 0, err
 		}
 	}
-	if bestScore.paired >= minConfirming {
-		return best, nil // confirmed
+	if s.bestScore.paired >= minConfirming {
+		return s.best, nil // confirmed
 	}
 	var ladder []float64
 	for _, k := range scaleLadder {
-		ladder = append(ladder, best*k)
+		ladder = append(ladder, s.best*k)
 	}
-	if err := confirmAt(ladder); err != nil {
+	if err := s.confirmAt(ladder); err != nil {
 		return 0, err
 	}
-	if bestScore.paired >= minConfirming {
-		return best, nil
+	if s.bestScore.paired >= minConfirming {
+		return s.best, nil
 	}
 	// Nothing near the edges' scales confirms one: sweep the range.
-	if err := confirmAt(sweepScales()); err != nil {
+	if err := s.confirmAt(sweepScales()); err != nil {
 		return 0, err
 	}
-	return best, nil
+	return s.best, nil
+}
+
+// scaleSearch is searchScale's state: the scales read so far, and the
+// best of them.
+type scaleSearch struct {
+	rectified bool
+	read      func(px float64) (stillScore, measure, error)
+
+	best      float64
+	bestScore stillScore
+	bestMeas  measure   // the cards' measure of the best scale
+	tried     []float64 // the scales read, in order
+	// The scale the cards measured that reads best, confirmed or not,
+	// where a card pairs at it.
+	measuredBest  float64
+	measuredScore stillScore
+}
+
+// try reads the still at px, unless px is out of range or within
+// minScaleFix of a scale in near, and keeps px where it reads better than
+// the best so far (or as well, where the cards measured px) and, if
+// confirm, at least minConfirming cards pair at it. It returns the cards'
+// measure of px (diagonalRatio), none where px was not read.
+func (s *scaleSearch) try(px float64, measured bool, near []float64, confirm bool) (measure, error) {
+	if px < minStillPxPerMM || px > maxStillPxPerMM || len(s.tried) == maxStillReads {
+		return measure{}, nil
+	}
+	for _, q := range near {
+		if math.Abs(px/q-1) < minScaleFix {
+			return measure{}, nil
+		}
+	}
+	s.tried = append(s.tried, px)
+	sc, m, err := s.read(px)
+	if err != nil {
+		return measure{}, err
+	}
+	// A scale the cards measured, and measure again there, stands on
+	// their geometry over a best scale too few cards confirm.
+	selfMeasured := s.rectified && measured && s.bestScore.paired < minConfirming && m.sure() && math.Abs(m.ratio-1) < minScaleFix
+	if (!confirm || sc.paired >= minConfirming) && (sc.better(s.bestScore) || measured && !s.bestScore.better(sc) || selfMeasured) {
+		s.best, s.bestScore, s.bestMeas = px, sc, m
+	}
+	if measured && sc.paired > 0 && sc.better(s.measuredScore) {
+		s.measuredBest, s.measuredScore = px, sc
+	}
+	return m, nil
+}
+
+// confirmAt reads the still at each of scales, then at the scales the
+// cards measure there, keeping a scale only where minConfirming cards
+// pair at it.
+func (s *scaleSearch) confirmAt(scales []float64) error {
+	var measured []float64
+	for _, px := range scales {
+		m, err := s.try(px, false, s.tried, true)
+		if err != nil {
+			return err
+		}
+		if m.pairs > 0 {
+			measured = append(measured, px*m.ratio)
+		}
+	}
+	for _, q := range measured {
+		if _, err := s.try(q, true, s.tried, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sweepScales are the scales a still is read at across the whole range,
