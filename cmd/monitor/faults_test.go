@@ -107,11 +107,12 @@ func TestLiveBrokerKilledMidRound(t *testing.T) {
 		t.Errorf("reconnected %v after the broker came back, want about 1 s at most", reconnect)
 	}
 	// The log level is warn: the disconnection, and the session the
-	// broker forgot, are warnings.
-	for _, want := range []string{"the broker closed the connection", "forgotten the monitor's session"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("log lacks %q:\n%s", want, stderr.String())
-		}
+	// broker forgot, are warnings. A broker killed while the socket has
+	// data unread closes it with a reset, not an EOF, and the warning
+	// then says only that the connection was lost.
+	closed := strings.Contains(stderr.String(), "the broker closed the connection") || strings.Contains(stderr.String(), "lost the broker connection")
+	if !closed || !strings.Contains(stderr.String(), "forgotten the monitor's session") {
+		t.Errorf("log lacks the disconnection or the forgotten session:\n%s", stderr.String())
 	}
 	t.Logf("tried: Mosquitto SIGKILLed in round 1000 (no persistence), 2 payouts and the game_end lost; survived: reconnected in %v, %d alerts (clean run %d), %d twice, %d sure false, round 1000 doubts %s; round 1001 compared with the clean run: %v",
 		reconnect.Round(time.Millisecond), len(got), len(clean), dups, sureFalse, doubts, secondClean)
