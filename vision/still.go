@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"iter"
 	"math"
 	"runtime"
@@ -463,7 +462,7 @@ func (d *Detector) paperCover(cs []Observation) float64 {
 				pts[i] = image.Pt(int(math.Round((q.X-z.x0)*r)), int(math.Round((q.Y-z.y0)*r)))
 			}
 			pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
-			gocv.FillPoly(&drawn, pv, color.RGBA{255, 255, 255, 0})
+			gocv.FillPoly(&drawn, pv, white)
 			pv.Close()
 		}
 		and, or := gocv.NewMat(), gocv.NewMat()
