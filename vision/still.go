@@ -563,13 +563,34 @@ func (d *Detector) pairedCards() int {
 	for _, z := range d.lastRead {
 		onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
 		for _, g := range faceGroups(z.reads, onPaper, pipsWitness(z.shapes, z.pips)) {
-			if len(g.at) >= 2 && g.conf >= Confident {
+			if g.conf >= Confident && twoCorners(g.at) {
 				n++
 			}
 		}
 	}
 	return n
 }
+
+// twoCorners reports whether at holds two of a card's corners: two
+// readings of its index found minCornerApartMM or more apart. One index
+// corner may be found twice, where its edges meet and a set inset before
+// its ink (corner.Guessed), a few mm apart; at any scale both read alike
+// and agree on the card's centre, and they confirm no scale.
+func twoCorners(at []corner) bool {
+	for i, a := range at {
+		for _, b := range at[i+1:] {
+			if Dist(a.P, b.P) >= minCornerApartMM {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// minCornerApartMM is how far apart two of a card's corners lie at
+// least, half its short side, at a scale up to half its own off: one
+// corner found twice lies within some 10 mm of itself.
+const minCornerApartMM = cardW / 2
 
 // wholeView returns cal with one zone, the dealer's, covering the whole
 // picture (up to maxStillMM from its centre): in a still every card
