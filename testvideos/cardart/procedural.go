@@ -71,31 +71,55 @@ var heldOutFonts = sync.OnceValues(func() ([]*cardface.Font, error) {
 // of the same seed.
 const UprightSuffix = "u"
 
-// proceduralSeed returns the seed of a procedural deck's name, and
-// whether it prints its second index upright.
-func proceduralSeed(name string) (seed uint64, upright, ok bool) {
+// TightSuffix, after a procedural deck's seed or its UprightSuffix
+// ("proc:7t", "proc:7ut"), prints the deck's index tight in its corner,
+// its ink tightInsetMM from the card's edges (cardface.Style.Inset), as
+// some decks print theirs and none drawn for training does: it is
+// otherwise the deck of the same seed.
+const TightSuffix = "t"
+
+// tightInsetMM is how far a tight index's ink lies from the card's long
+// and short edges.
+const tightInsetMM = 1.0
+
+// procVariant is how a procedural deck's name changes the design its
+// seed draws.
+type procVariant struct{ upright, tight bool }
+
+// proceduralSeed returns the seed of a procedural deck's name, and how
+// its suffixes change the design.
+func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 	s, ok := strings.CutPrefix(name, ProceduralPrefix)
 	if !ok {
-		return 0, false, false
+		return 0, v, false
 	}
-	s, upright = strings.CutSuffix(s, UprightSuffix)
+	s, v.tight = strings.CutSuffix(s, TightSuffix)
+	s, v.upright = strings.CutSuffix(s, UprightSuffix)
 	seed, err := strconv.ParseUint(s, 10, 64)
-	return seed, upright, err == nil
+	return seed, v, err == nil
 }
 
 // ProceduralStyle returns the design of a procedural deck.
 func ProceduralStyle(name string) (cardface.Style, error) {
-	seed, upright, ok := proceduralSeed(name)
+	seed, v, ok := proceduralSeed(name)
 	if !ok {
-		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, or %s<seed>%s)", name, ProceduralPrefix, ProceduralPrefix, UprightSuffix)
+		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, then %s, %s or both)", name, ProceduralPrefix, UprightSuffix, TightSuffix)
 	}
 	fonts, err := heldOutFonts()
 	if err != nil {
 		return cardface.Style{}, fmt.Errorf("cardart: %w", err)
 	}
 	st, err := cardface.NewStyle(rand.New(rand.NewPCG(seed, procSeedSalt)), fonts)
-	st.UprightSecond = upright
-	return st, err
+	if err != nil {
+		return cardface.Style{}, fmt.Errorf("cardart: %s: %w", name, err)
+	}
+	st.UprightSecond = v.upright
+	if v.tight {
+		if err := st.Inset(tightInsetMM, tightInsetMM); err != nil {
+			return cardface.Style{}, fmt.Errorf("cardart: %s: %w", name, err)
+		}
+	}
+	return st, nil
 }
 
 // ensureProceduralRendered is ensureRendered for a procedural deck.

@@ -84,7 +84,27 @@ func TestProceduralDeck(t *testing.T) {
 			t.Errorf("proc:3 and proc:3u 7S: top half %v, the same %v; want the same top half only", top, same)
 		}
 	}
-	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu"} {
+	// proc:3t is proc:3 with its index tight in the corner: the same
+	// font, an index moved, the same body.
+	tight, err := ProceduralStyle("proc:3" + TightSuffix)
+	if err != nil || tight.FontName() != st.FontName() || tight.Extent == st.Extent || tight.UprightSecond {
+		t.Errorf("proc:3t: font %q (proc:3 %q), extent %+v (proc:3 %+v), upright %v, err %v; want proc:3 with its index moved", tight.FontName(), st.FontName(), tight.Extent, st.Extent, tight.UprightSecond, err)
+	}
+	if both, err := ProceduralStyle("proc:3" + UprightSuffix + TightSuffix); err != nil || !both.UprightSecond || both.Extent != tight.Extent {
+		t.Errorf("proc:3ut: upright %v, extent %+v (proc:3t %+v), err %v; want proc:3t upright", both.UprightSecond, both.Extent, tight.Extent, err)
+	}
+	centre := func(m gocv.Mat) gocv.Mat {
+		return m.Region(image.Rect(m.Cols()/3, m.Rows()/3, 2*m.Cols()/3, 2*m.Rows()/3))
+	}
+	for _, c := range []string{"7S", "KH"} {
+		a, b := centre(face("proc:3", c)), centre(face("proc:3t", c))
+		if gocv.NormWithMats(a, b, gocv.NormL1) != 0 {
+			t.Errorf("proc:3 and proc:3t %s differ in the card's middle; want the same body", c)
+		}
+		a.Close()
+		b.Close()
+	}
+	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu", "proc:t", "proc:3tu", "proc:3tt"} {
 		if _, err := a.Face(bad, cards.MustParse("AS")); err == nil {
 			t.Errorf("Face(%q) = nil error, want an unknown deck", bad)
 		}

@@ -104,6 +104,65 @@ func TestIndexWithinExtent(t *testing.T) {
 	}
 }
 
+// TestInset moves many designs' index tight into the corner and checks
+// that its ink comes to the inset asked for, no nearer, over the deck,
+// and that Extent still holds it: the strip below it is bare paper.
+func TestInset(t *testing.T) {
+	fonts := goFonts(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	const inset = 1.0
+	for design := range 8 {
+		st, err := cardface.NewStyle(r, fonts)
+		if err != nil {
+			t.Fatalf("NewStyle: %v", err)
+		}
+		if err := st.Inset(inset, inset); err != nil {
+			t.Fatalf("design %d: Inset = %v", design, err)
+		}
+		// Ink nearest the long and the short edge over the deck, in face
+		// pixels, below and right of the rounded corner (4 mm), inside
+		// the edge line some designs draw (0.3 mm).
+		const edgeLine = 2
+		nearX, nearY := faceW, faceH
+		for _, c := range cards.Deck() {
+			img, err := cardface.Draw(st, c, faceW, faceH)
+			if err != nil {
+				t.Fatalf("Draw(%v) = %v", c, err)
+			}
+			paper := img.NRGBAAt(mm(st.Extent.X, true)+2, mm(st.Extent.Y, false)+2)
+			for x := edgeLine; x < mm(st.Extent.X, true); x++ {
+				if inkIn(img, image.Rect(x, mm(4, false), x+1, mm(st.Extent.Y, false)), paper) > 0 {
+					nearX = min(nearX, x)
+					break
+				}
+			}
+			for y := edgeLine; y < mm(st.Extent.Y, false); y++ {
+				if inkIn(img, image.Rect(mm(4, true), y, mm(st.Extent.X, true), y+1), paper) > 0 {
+					nearY = min(nearY, y)
+					break
+				}
+			}
+			if n := inkIn(img, image.Rect(0, 0, mm(st.Extent.X, true), mm(st.Extent.Y, false)), paper); n < 20 {
+				t.Errorf("design %d %v: %d ink pixels in the top-left index, want some", design, c, n)
+			}
+			strip := image.Rect(mm(1, true), mm(st.Extent.Y+0.5, false), mm(st.Extent.X-0.5, true), mm(88-st.Extent.Y-0.5, false))
+			if n := inkIn(img, strip, paper); n > 0 {
+				t.Errorf("design %d (%s) %v: %d ink pixels in %v below the index, want bare paper", design, st.FontName(), c, n, strip)
+			}
+		}
+		// A face pixel is a fifth of a mm: the ink's anti-aliased rim
+		// may reach a pixel nearer.
+		lo, hi := mm(inset, true)-1, mm(inset+0.5, true)
+		if nearX < lo || nearX > hi {
+			t.Errorf("design %d (%s): ink %d px from the long edge, want %d..%d (%.1f mm)", design, st.FontName(), nearX, lo, hi, inset)
+		}
+		lo, hi = mm(inset, false)-1, mm(inset+0.5, false)
+		if nearY < lo || nearY > hi {
+			t.Errorf("design %d (%s): ink %d px from the short edge, want %d..%d (%.1f mm)", design, st.FontName(), nearY, lo, hi, inset)
+		}
+	}
+}
+
 // inkIn counts the pixels of r that differ clearly from the paper colour.
 func inkIn(img *image.NRGBA, r image.Rectangle, paper color.NRGBA) int {
 	n := 0
