@@ -248,17 +248,45 @@ func TestStillOneHand(t *testing.T) {
 	}
 }
 
-// TestStillUprightIndex reads a still of a deck that prints its second
-// index upright (proc:4u, seed 1035: 1.56 px/mm, 4° oblique, ten face-up
-// cards in three hands). No card pairs at any scale, as a card's far
-// corner reads upside down, and below its scale each card's two corners
-// read as two cards, which reads better: the scale must come from the
-// paper the cards' outlines cover (it was read at 1.02 px/mm: no card
-// found, seven confident wrong readings). Every card must be found, all
-// but one read right, none confidently wrong.
+// TestStillUprightIndex reads stills of decks that print their second
+// index upright, where a card's far corner reads upside down (a nine as
+// a six) and seldom pairs with its first.
+//   - proc:4u seed 1035 (1.56 px/mm, 4° oblique, ten face-up cards in
+//     three hands): no card pairs at any scale, and below its scale each
+//     card's two corners read as two cards, which reads better: the
+//     scale must come from the paper the cards' outlines cover (it was
+//     read at 1.02 px/mm: no card found, seven confident wrong readings).
+//   - proc:2u seed 1049 (2.23 px/mm, 25° oblique, four face-up cards
+//     whole, and cards cut by the picture's edges): one card pairs at its
+//     scale, and at 1.88 px/mm two cards seemed to, each one corner found
+//     twice; it was read there, three cards wrong and confidently so.
+//
+// Every card must be found, all but one read right, none confidently
+// wrong.
 func TestStillUprightIndex(t *testing.T) {
-	sc := readRendered(t, openReader(t), "proc:4u", 1035)
-	if sc.found != sc.faceUp || sc.right < sc.faceUp-1 || sc.confidentWrong != 0 {
-		t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found, all but one right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong)
+	reader := openReader(t)
+	for _, tc := range []struct {
+		deck string
+		seed uint64
+	}{{"proc:4u", 1035}, {"proc:2u", 1049}} {
+		t.Run(tc.deck, func(t *testing.T) {
+			sc := readRendered(t, reader, tc.deck, tc.seed)
+			if sc.found != sc.faceUp || sc.right < sc.faceUp-1 || sc.confidentWrong != 0 {
+				t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found, all but one right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong)
+			}
+		})
+	}
+}
+
+// TestStillCutByEdge reads a still with cards cut by the picture's edge
+// (proc:5 seed 1049, 2.23 px/mm, 25° oblique): the 2♥ at its left edge,
+// its outline closed by the edge, was read at a corner on the edge,
+// turned 15° from the card, and placed 29 px off, a confident reading
+// where no such card lies. Every card lying whole must be read right,
+// and nothing read confidently where it does not lie.
+func TestStillCutByEdge(t *testing.T) {
+	sc := readRendered(t, openReader(t), "proc:5", 1049)
+	if sc.right != sc.faceUp || sc.confidentWrong != 0 {
+		t.Errorf("%d face-up cards, %d read right, %d confident wrong; want all right, none wrong", sc.faceUp, sc.right, sc.confidentWrong)
 	}
 }

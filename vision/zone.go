@@ -520,8 +520,8 @@ func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, seal
 }
 
 // placeCorners places corners found in the zone's picture on the table,
-// leaving out those along the zone's border and those with no crop frame
-// in the image. For each corner kept it returns its place on the table,
+// leaving out those along the zone's border or the picture's edge and
+// those with no crop frame in the image. For each corner kept it returns its place on the table,
 // where its crop is cut in the image, and the corner in the zone's
 // picture.
 func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames []classify.Frame, near []corner) {
@@ -534,6 +534,9 @@ func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames 
 			P: pt(z.x0+c.P.X/r, z.y0+c.P.Y/r),
 			U: c.U, V: c.V, // rectification only scales: directions hold
 			Guessed: c.Guessed,
+		}
+		if d.alongPictureEdge(tc) {
+			continue
 		}
 		f := d.frameAt(tc)
 		if f.Validate() != nil {
@@ -1345,6 +1348,46 @@ const clipMargin = 2.0
 func (d *Detector) inPicture(x, y float64) bool {
 	return x >= clipMargin && y >= clipMargin && x <= float64(d.width)-1-clipMargin && y <= float64(d.height)-1-clipMargin
 }
+
+// alongPictureEdge reports whether one of table corner c's edges is the
+// picture's edge: a card the picture cuts off has no corner there, and a
+// reading there would place it askew. On the table the picture's edge
+// runs aslant a zone's picture (the view is rectified), so alongBorder
+// misses it; the paper there ends a few pixels short of it, where the
+// picture is blended into the black beyond it.
+func (d *Detector) alongPictureEdge(c corner) bool {
+	x, y := d.cal.ToImage(c.P)
+	w, h := float64(d.width-1), float64(d.height-1)
+	// Each edge the corner lies near, as a point on it and its direction
+	// in the picture.
+	var near [][2]calibration.Point
+	if x < pictureEdgePx || x > w-pictureEdgePx {
+		near = append(near, [2]calibration.Point{pt(math.Round(x/w)*w, y), pt(0, 1)})
+	}
+	if y < pictureEdgePx || y > h-pictureEdgePx {
+		near = append(near, [2]calibration.Point{pt(x, math.Round(y/h)*h), pt(1, 0)})
+	}
+	for _, e := range near {
+		a := d.cal.ToTable(e[0].X, e[0].Y)
+		b := d.cal.ToTable(e[0].X+10*e[1].X, e[0].Y+10*e[1].Y)
+		along := b.Sub(a).Unit()
+		for _, dir := range [2]calibration.Point{c.U, c.V} {
+			if math.Abs(dot(dir, along)) > pictureEdgeParallel {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// What alongPictureEdge takes for a corner on the picture's edge: within
+// pictureEdgePx of it, an edge parallel to it within some 6°. A card's
+// own corner so near the edge, and square to it, has its index at the
+// edge too.
+const (
+	pictureEdgePx       = 8.0
+	pictureEdgeParallel = 0.995
+)
 
 // markSideways flags the cards that lie across the others: a double-down
 // card is turned a quarter from the cards around it (its hand, and the
