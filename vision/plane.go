@@ -32,12 +32,16 @@ import (
 // a² + b² = 1).
 type linePair struct {
 	l, m [3]float64
-	// The two edges' ends, in normalised coordinates.
+	// The two edges' ends, in normalised coordinates: the outline
+	// arrives at the corner along l's edge, and leaves along m's.
 	le, me [2][2]float64
 	// paper: the outline is mostly paper inside (paperFill), as a
 	// card lying face up is; a card's back, a shoe or a discard tray
 	// is framed by paper and coloured within.
 	paper bool
+	// cut: one of the edges runs along the picture's edge, where the
+	// picture cuts a card off; it is no card's edge.
+	cut bool
 }
 
 // paperFill is the least share of an outline's area that is paper for
@@ -281,9 +285,21 @@ func polygonCorners(outline, poly []image.Point, nz normaliser) []linePair {
 		if cross*area <= 0 || math.Abs(turn-90) > stillMaxTurn {
 			continue // a concave corner (where two cards meet), or no right angle
 		}
-		pairs = append(pairs, linePair{l: a.line, m: b.line, le: a.ends, me: b.ends})
+		cut := alongPicture(poly[a.i], poly[(a.i+1)%n], nz) || alongPicture(poly[b.i], poly[(b.i+1)%n], nz)
+		pairs = append(pairs, linePair{l: a.line, m: b.line, le: a.ends, me: b.ends, cut: cut})
 	}
 	return pairs
+}
+
+// alongPicture reports whether the polygon edge from a to b runs along
+// one of the picture's edges (the picture normalised by nz), both its
+// ends within a couple of pixels of it.
+func alongPicture(a, b image.Point, nz normaliser) bool {
+	const near = 2
+	w, h := int(math.Round(2*nz.cx)), int(math.Round(2*nz.cy))
+	lo := func(v int) bool { return v <= near }
+	hi := func(v, max int) bool { return v >= max-1-near }
+	return lo(a.X) && lo(b.X) || lo(a.Y) && lo(b.Y) || hi(a.X, w) && hi(b.X, w) || hi(a.Y, h) && hi(b.Y, h)
 }
 
 // fitEdge fits a line, by least squares, to the outline points that lie
@@ -749,6 +765,37 @@ func wholeCorners(pairs []linePair) []linePair {
 	return out
 }
 
+// edgeCorners returns the corners of the outlines in pairs both of whose
+// edges run whole to the outline's next corners, in outlines filled
+// with paper: where two edges of a face-up card show whole, with a
+// card's proportions. The top card of a hand fanned over another, whose
+// far edges run over the card beneath, shows one such corner, and the
+// card beneath another. (Where two cards meet, their edges meet at a
+// concave corner, and neither runs whole; where the picture cuts a card
+// off, its outline runs along the picture's edge, and the edges to it
+// are cut short.) An edge may run whole along two cards lying in line;
+// refinePlane takes these corners only where no card lies whole.
+func edgeCorners(pairs []linePair) []linePair {
+	// The edges the outlines' corners arrive along (l), and leave along
+	// (m): an edge runs whole from one corner to the next where it is
+	// both.
+	// A corner on the picture's edge counts for none: an edge running
+	// to it is cut short.
+	arrived, left := map[[2][2]float64]bool{}, map[[2][2]float64]bool{}
+	for _, p := range pairs {
+		if !p.cut {
+			arrived[p.le], left[p.me] = true, true
+		}
+	}
+	var out []linePair
+	for _, p := range pairs {
+		if p.paper && !p.cut && left[p.le] && arrived[p.me] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Scales of the costs refinePlane minimises: a corner's angle off a
 // right angle, in degrees; a whole corner's edges' ratio off a card's,
 // as a log; and the plane's stretch of the picture's centre, as a log (a
@@ -766,12 +813,17 @@ const (
 // along the cards' edges where most cards lie turned alike, as on a
 // dealt table: edges a few tenths of a degree off then stretch it by a
 // tenth or more, and the corners of a single hand by half. A whole
-// card's two edges pin that stretch; where none lies whole, the
-// picture's own proportions, which a camera up to 30° oblique keeps to
-// some 15%, hold it. The corners' costs are robust (Cauchy): an
-// outline's corner where two cards meet counts little.
+// card's two edges pin that stretch; where none lies whole, the corners
+// whose two edges show whole (edgeCorners: the top card of a hand, the
+// outer corner of the card beneath), and the picture's own proportions,
+// which a camera up to 30° oblique keeps to some 15%. The corners' costs
+// are robust (Cauchy): an outline's corner where two cards meet counts
+// little.
 func refinePlane(h [3][3]float64, pairs []linePair) [3][3]float64 {
 	whole := wholeCorners(pairs)
+	if len(whole) == 0 {
+		whole = edgeCorners(pairs)
+	}
 	// Centre the plane on the picture's centre at unit area scale, so
 	// that the parameters below act alike on any picture.
 	c := apply3(h, [2]float64{0, 0})
