@@ -778,9 +778,8 @@ func wholeCorners(pairs []linePair) []linePair {
 func edgeCorners(pairs []linePair) []linePair {
 	// The edges the outlines' corners arrive along (l), and leave along
 	// (m): an edge runs whole from one corner to the next where it is
-	// both.
-	// A corner on the picture's edge counts for none: an edge running
-	// to it is cut short.
+	// both. A corner on the picture's edge counts for none: an edge
+	// running to it is cut short.
 	arrived, left := map[[2][2]float64]bool{}, map[[2][2]float64]bool{}
 	for _, p := range pairs {
 		if !p.cut {

@@ -521,9 +521,9 @@ func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, seal
 
 // placeCorners places corners found in the zone's picture on the table,
 // leaving out those along the zone's border or the picture's edge and
-// those with no crop frame in the image. For each corner kept it returns its place on the table,
-// where its crop is cut in the image, and the corner in the zone's
-// picture.
+// those with no crop frame in the image. For each corner kept it returns
+// its place on the table, where its crop is cut in the image, and the
+// corner in the zone's picture.
 func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames []classify.Frame, near []corner) {
 	r := d.opts.PxPerMM
 	for _, c := range corners {
