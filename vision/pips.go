@@ -47,7 +47,7 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 	face := gocv.NewMat()
 	defer face.Close()
 	for _, s := range z.shapes {
-		if covered(s, z.reads) {
+		if covered(s, z.reads, func(p calibration.Point) (bool, bool) { return d.paperAt(z, p) }) {
 			z.pips = append(z.pips, shapePips{})
 			continue
 		}
@@ -64,11 +64,14 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 
 // covered reports whether another card lies over shape s: a corner
 // found this frame (reads), where edges meet, lies on s's face clear of
-// its long edges. A corner shows only where its card lies on top, so that
-// card hides part of s, and the pips seen there may be its own: in a
-// dealer's row laid some 30 mm apart, a covered 9's first column of pips
-// and the next card's make a 4-and-4 layout, an 8.
-func covered(s cardShape, reads []read) bool {
+// its long edges, and the card it would be the corner of shows its paper
+// beyond s (showsBeyond). A corner shows only where its card lies on top,
+// so that card hides part of s, and the pips seen there may be its own:
+// in a dealer's row laid some 30 mm apart, a covered 9's first column of
+// pips and the next card's make a 4-and-4 layout, an 8. paper tells
+// whether a table point is card paper, and whether it lies where paper
+// could be seen at all (in the zone).
+func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, seen bool)) bool {
 	v := s.v.Unit()
 	u := pt(-v.Y, v.X)
 	for _, rd := range reads {
@@ -79,11 +82,63 @@ func covered(s cardShape, reads []read) bool {
 		// those over s lie on its ends: clear of its long edges is
 		// enough.
 		d := rd.at.P.Sub(s.centre)
-		if math.Abs(dot(d, u)) < cardW/2-cornerNearMM && math.Abs(dot(d, v)) < cardH/2+cornerNearMM {
+		if math.Abs(dot(d, u)) < cardW/2-cornerNearMM && math.Abs(dot(d, v)) < cardH/2+cornerNearMM &&
+			showsBeyond(s, rd.at, paper) {
 			return true
 		}
 	}
 	return false
+}
+
+// What a card over a shape shows beyond it (showsBeyond).
+const (
+	// beyondStepMM is the spacing of the points a card's face is
+	// sampled at.
+	beyondStepMM = 3.0
+	// beyondMarginMM: a point this close to the shape's outline may be
+	// either card's, and is not sampled.
+	beyondMarginMM = 2.0
+	// beyondPaperShare is the least share of paper among the sampled
+	// points beyond the shape that a card lying there shows. A card as
+	// wide as the shape whose corner lies on its face reaches past one
+	// of its long edges by 5 mm at least, and shows its own paper there
+	// but where a hand or the next card lies over it. Face art that
+	// meets a card's edge (a frame's gold bracket, a border line) makes
+	// a corner too, of a card that is not there: beyond the shape its
+	// face falls on felt, or on part of a card beneath. A card's corner
+	// found a quarter turned puts its card partly where it is not (some
+	// 54% paper for a card over half the shape); its corner found as it
+	// lies shows all of it.
+	beyondPaperShare = 0.4
+)
+
+// showsBeyond reports whether the card whose corner is c shows its paper
+// where it lies beyond shape s: a share beyondPaperShare of the points of
+// its face, outside s's outline and in sight, are paper. With no point
+// beyond s in sight, nothing rules the card out and it counts as shown.
+func showsBeyond(s cardShape, c corner, paper func(calibration.Point) (paper, seen bool)) bool {
+	v := s.v.Unit()
+	u := pt(-v.Y, v.X)
+	cu, cv := c.U.Unit(), c.V.Unit()
+	onPaper, seen := 0, 0
+	for a := beyondStepMM / 2; a < cardW; a += beyondStepMM {
+		for b := beyondStepMM / 2; b < cardH; b += beyondStepMM {
+			q := c.P.Add(cu.Scale(a)).Add(cv.Scale(b))
+			d := q.Sub(s.centre)
+			if math.Abs(dot(d, u)) < cardW/2+beyondMarginMM && math.Abs(dot(d, v)) < cardH/2+beyondMarginMM {
+				continue // on s, or too near its outline to tell
+			}
+			p, ok := paper(q)
+			if !ok {
+				continue
+			}
+			seen++
+			if p {
+				onPaper++
+			}
+		}
+	}
+	return seen == 0 || float64(onPaper) >= beyondPaperShare*float64(seen)
 }
 
 // checkPips takes, for each face-up card the zone shows whole (where a

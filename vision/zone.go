@@ -799,12 +799,20 @@ func (d *Detector) isMark(z *zone, rr gocv.RotatedRect) bool {
 // onPaper reports whether a table point lies on card paper in the zone's
 // mask (a card's face or back).
 func (d *Detector) onPaper(z *zone, p calibration.Point) bool {
+	paper, _ := d.paperAt(z, p)
+	return paper
+}
+
+// paperAt reports whether table point p lies on card paper in the zone's
+// mask, and whether it lies in the zone's rectified picture at all, where
+// the mask can tell paper from felt.
+func (d *Detector) paperAt(z *zone, p calibration.Point) (paper, seen bool) {
 	r := d.opts.PxPerMM
 	x, y := int((p.X-z.x0)*r), int((p.Y-z.y0)*r)
 	if x < 0 || y < 0 || x >= z.filled.Cols() || y >= z.filled.Rows() {
-		return false
+		return false, false
 	}
-	return z.filled.GetUCharAt(y, x) != 0
+	return z.filled.GetUCharAt(y, x) != 0, true
 }
 
 // skinNear reports whether skin lies within a card's length of a corner in
