@@ -277,8 +277,9 @@ func TestEnrolledThresholds(t *testing.T) {
 		// procedural deck's follow its own seed.
 		k := slices.IndexFunc(decks, func(dk cardart.Deck) bool { return dk.Name == name })
 		if n, ok := strings.CutPrefix(name, cardart.ProceduralPrefix); ok {
-			// proc:7u is dealt as proc:7 is.
-			if k, err = strconv.Atoi(strings.TrimSuffix(n, cardart.UprightSuffix)); err != nil {
+			// proc:7u, proc:7t and proc:7ut are dealt as proc:7 is.
+			seed := strings.TrimSuffix(strings.TrimSuffix(n, cardart.TightSuffix), cardart.UprightSuffix)
+			if k, err = strconv.Atoi(seed); err != nil {
 				t.Fatalf("deck %q: %v", name, err)
 			}
 			k += 100
