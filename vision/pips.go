@@ -46,8 +46,9 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 	z.pips = z.pips[:0]
 	face := gocv.NewMat()
 	defer face.Close()
+	paper := func(p calibration.Point) (bool, bool) { return d.paperAt(z, p) }
 	for _, s := range z.shapes {
-		if covered(s, z.reads, func(p calibration.Point) (bool, bool) { return d.paperAt(z, p) }) {
+		if covered(s, z.reads, paper) {
 			z.pips = append(z.pips, shapePips{})
 			continue
 		}
@@ -72,8 +73,6 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 // whether a table point is card paper, and whether it lies where paper
 // could be seen at all (in the zone).
 func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, seen bool)) bool {
-	v := s.v.Unit()
-	u := pt(-v.Y, v.X)
 	for _, rd := range reads {
 		if rd.at.Guessed {
 			continue // placed from ink, which a face's own pips have
@@ -81,8 +80,8 @@ func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, se
 		// Cards laid in a row line up their ends, so the corners of
 		// those over s lie on its ends: clear of its long edges is
 		// enough.
-		d := rd.at.P.Sub(s.centre)
-		if math.Abs(dot(d, u)) < cardW/2-cornerNearMM && math.Abs(dot(d, v)) < cardH/2+cornerNearMM &&
+		across, along := s.local(rd.at.P)
+		if math.Abs(across) < cardW/2-cornerNearMM && math.Abs(along) < cardH/2+cornerNearMM &&
 			showsBeyond(s, rd.at, paper) {
 			return true
 		}
@@ -117,15 +116,12 @@ const (
 // its face, outside s's outline and in sight, are paper. With no point
 // beyond s in sight, nothing rules the card out and it counts as shown.
 func showsBeyond(s cardShape, c corner, paper func(calibration.Point) (paper, seen bool)) bool {
-	v := s.v.Unit()
-	u := pt(-v.Y, v.X)
 	cu, cv := c.U.Unit(), c.V.Unit()
 	onPaper, seen := 0, 0
 	for a := beyondStepMM / 2; a < cardW; a += beyondStepMM {
 		for b := beyondStepMM / 2; b < cardH; b += beyondStepMM {
 			q := c.P.Add(cu.Scale(a)).Add(cv.Scale(b))
-			d := q.Sub(s.centre)
-			if math.Abs(dot(d, u)) < cardW/2+beyondMarginMM && math.Abs(dot(d, v)) < cardH/2+beyondMarginMM {
+			if across, along := s.local(q); math.Abs(across) < cardW/2+beyondMarginMM && math.Abs(along) < cardH/2+beyondMarginMM {
 				continue // on s, or too near its outline to tell
 			}
 			p, ok := paper(q)

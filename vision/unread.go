@@ -13,6 +13,14 @@ import (
 // it: its centre and long axis on the table, in mm.
 type cardShape struct{ centre, v calibration.Point }
 
+// local returns where table point p lies from the shape's centre, in mm:
+// across its long axis, and along it.
+func (s cardShape) local(p calibration.Point) (across, along float64) {
+	v := s.v.Unit()
+	d := p.Sub(s.centre)
+	return dot(d, pt(-v.Y, v.X)), dot(d, v)
+}
+
 // corners returns the shape's four corners on the table.
 func (s cardShape) corners() [4]calibration.Point {
 	v := s.v.Unit()
