@@ -535,17 +535,28 @@ func (t *Tracker) nearCounted(tr *track) bool {
 
 // laidOver reports whether tr, a card coming to count near the counted
 // card o, is another card laid over it: read surely as another card, no
-// corner of either ever read as the other, o not seen since tr came into
-// sight (tr hides it), and their centres as far apart as two cards'
-// (vision.SameCardMM). Each reading of a hand's cards may lie some 5 mm off
-// towards the other (a card read in the frame of its far corner), so
-// that the next card's centre comes within MatchMM of the one it covers.
+// corner of either ever read as the other, their centres as far apart as
+// two cards' (vision.SameCardMM), and either o not seen since tr came
+// into sight (tr hides it) or o still in sight with both read the same
+// way up. Each reading of a hand's cards may lie some 5 mm off towards
+// the other (a card read in the frame of its far corner), so that the
+// next card's centre comes within MatchMM of the one it covers. A second
+// reading of a card in sight, that far from the first, comes from its
+// far corner: half a turn from the first.
 func laidOver(tr, o *track) bool {
 	id, conf := tr.identity()
 	oid, _ := o.identity()
 	return tr.reads > 0 && conf >= sureRead && id != oid &&
 		!slices.Contains(o.rivals, id) && !slices.Contains(tr.rivals, oid) &&
-		o.lastSeen < tr.firstSeen && vision.Dist(o.pos, tr.pos) >= vision.SameCardMM
+		vision.Dist(o.pos, tr.pos) >= vision.SameCardMM &&
+		(o.lastSeen < tr.firstSeen || turnApart(o.angle, tr.angle) < 90)
+}
+
+// turnApart is how many degrees apart two readings' upright directions
+// lie, at angles a and b in degrees: 0 to 180.
+func turnApart(a, b float64) float64 {
+	d := math.Mod(math.Abs(a-b), 360)
+	return math.Min(d, 360-d)
 }
 
 // acrossDealerRow reports whether a card read face up in the dealer's

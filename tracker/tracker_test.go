@@ -566,6 +566,38 @@ func TestCardsLaidByHand(t *testing.T) {
 			want: []string{"3:4S", "3:2H", "3:3D", "3:KH"},
 		},
 		{
+			// A hit card laid 10.8 mm over the hand's last card while
+			// that card's index still shows, both read surely and the
+			// same way up: another card, not the last read again. KDE
+			// nicu-white (acceptance seed 4201, round 1001, frame 760):
+			// seat 3's busting Q♥ was taken for the 7♥ beneath it.
+			name: "card laid over the last while it shows counts",
+			lay: func(f *felt) {
+				f.put("7H", 0.99, 177.6, 381.2, 72)
+				f.wait(1)
+				f.put("7H#2", 0.99, 193.3, 366.7, 71)
+				f.wait(1)
+				f.put("QH", 0.99, 194.8, 356.1, 83)
+				f.wait(1)
+			},
+			want: []string{"3:7H", "3:7H", "3:QH"},
+		},
+		{
+			// The same, but the near card read half a turn from the
+			// last, as the last card's far corner would be: one card,
+			// read twice (see the next case).
+			name: "far-corner reading beside a card in sight",
+			lay: func(f *felt) {
+				f.put("7H", 0.99, 177.6, 381.2, 72)
+				f.wait(1)
+				f.put("7H#2", 0.99, 193.3, 366.7, 71)
+				f.wait(1)
+				f.put("QH", 0.99, 194.8, 356.1, 251)
+				f.wait(1)
+			},
+			want: []string{"3:7H", "3:7H"},
+		},
+		{
 			// A card's far corner read surely as another card, 9 mm
 			// from where its near corner puts it, while the card is
 			// read right: one card, read twice.
@@ -638,9 +670,11 @@ func newFelt(table *calibration.Table) *felt {
 }
 
 // put lays card on the felt, or moves it, read at conf with its centre
-// at x, y mm and its long edge at angle degrees.
-func (f *felt) put(card string, conf, x, y, angle float64) {
-	f.on[card] = vision.Observation{Card: cards.MustParse(card), Confidence: conf, Center: calibration.Point{X: x, Y: y}, Angle: angle}
+// at x, y mm and its long edge at angle degrees. A name such as "7H#2"
+// lays a second card of the same face.
+func (f *felt) put(name string, conf, x, y, angle float64) {
+	card, _, _ := strings.Cut(name, "#")
+	f.on[name] = vision.Observation{Card: cards.MustParse(card), Confidence: conf, Center: calibration.Point{X: x, Y: y}, Angle: angle}
 }
 
 // wait shows the tracker what lies on the felt for so many seconds of
