@@ -77,8 +77,7 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 		}
 		sc.faceUp++
 		tx, ty := centre(c.Quad)
-		r := math.Hypot(c.Quad[1][0]-c.Quad[0][0], c.Quad[1][1]-c.Quad[0][1]) / 4
-		best, bestD := -1, r
+		best, bestD := -1, foundWithin(c.Quad)
 		for i, o := range got.Cards {
 			x, y := centre(pairs(o.ImageQuad))
 			if d := math.Hypot(x-tx, y-ty); d < bestD {
@@ -109,12 +108,13 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 			continue
 		}
 		// A confident card where no face-up card lies whole: a card cut
-		// by the picture's edge, or a reading of something else.
+		// by the picture's edge, found as a whole card is (within a
+		// quarter of its short edge), or a reading of something else.
 		x, y := centre(pairs(o.ImageQuad))
 		onCard := false
 		for _, c := range st.Cards {
 			tx, ty := centre(c.Quad)
-			if math.Hypot(x-tx, y-ty) < 25 && (o.Card == c.Card || o.Card == cards.Card{Rank: c.Card.Rank}) {
+			if math.Hypot(x-tx, y-ty) < foundWithin(c.Quad) && (o.Card == c.Card || o.Card == cards.Card{Rank: c.Card.Rank}) {
 				onCard = true
 			}
 		}
@@ -125,6 +125,13 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 		}
 	}
 	return sc
+}
+
+// foundWithin is how far from the centre of a card, outlined by quad in
+// the picture, a reading's centre may lie and be of that card: a quarter
+// of its short edge.
+func foundWithin(quad [4][2]float64) float64 {
+	return math.Hypot(quad[1][0]-quad[0][0], quad[1][1]-quad[0][1]) / 4
 }
 
 // readRendered renders the still of deck and seed, reads it as monitor
