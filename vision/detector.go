@@ -347,6 +347,17 @@ func (g *grid) unchanged(k int, img []uint8, stride int, level uint8) bool {
 	return true
 }
 
+// under calls f with the index of each tile under zone rectangle roi,
+// with the padding its corner search reaches into.
+func (g *grid) under(roi image.Rectangle, f func(k int)) {
+	roi = roi.Inset(-tilePad).Intersect(image.Rect(0, 0, g.mapA.Cols(), g.mapA.Rows()))
+	for ty := roi.Min.Y / tileH; ty <= (roi.Max.Y-1)/tileH; ty++ {
+		for tx := roi.Min.X / tileW; tx <= (roi.Max.X-1)/tileW; tx++ {
+			f(ty*g.cols + tx)
+		}
+	}
+}
+
 // stampTile records tile k's footprint in img as it was worked out.
 func (g *grid) stampTile(k int, img []uint8, stride int) {
 	f := g.foot[k]
@@ -627,19 +638,15 @@ func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone, img []uint8, stride int
 	g := &d.grid
 	clear(g.done)
 	g.todo = g.todo[:0]
-	bounds := image.Rect(0, 0, g.mapA.Cols(), g.mapA.Rows())
 	for _, z := range zs {
-		roi := z.roi.Inset(-tilePad).Intersect(bounds)
-		for ty := roi.Min.Y / tileH; ty <= (roi.Max.Y-1)/tileH; ty++ {
-			for tx := roi.Min.X / tileW; tx <= (roi.Max.X-1)/tileW; tx++ {
-				if k := ty*g.cols + tx; !g.done[k] {
-					g.done[k] = true
-					if !g.unchanged(k, img, stride, level) {
-						g.todo = append(g.todo, k)
-					}
+		g.under(z.roi, func(k int) {
+			if !g.done[k] {
+				g.done[k] = true
+				if !g.unchanged(k, img, stride, level) {
+					g.todo = append(g.todo, k)
 				}
 			}
-		}
+		})
 	}
 	for _, k := range g.todo {
 		g.stampTile(k, img, stride)
