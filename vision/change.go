@@ -51,6 +51,10 @@ type watch struct {
 	// pixel; waiting: frames the footprint has differed from ref unread.
 	fresh, moving bool
 	waiting       int
+	// again: frames still to hold still before the zone is read once more
+	// (0: no second look due); lookAgain: that second look is due now.
+	again     int
+	lookAgain bool
 }
 
 func newWatch(r image.Rectangle) *watch {
@@ -86,6 +90,10 @@ func (w *watch) update(img, still []uint8, stride int, level uint8, settle int) 
 		}
 	}
 	w.moving, w.fresh = moving, false
+	if w.again > 0 && !moving {
+		w.again--
+		w.lookAgain = w.again == 0
+	}
 	if !changed {
 		w.waiting = 0
 		return
@@ -160,14 +168,16 @@ func (w *watch) nearBusy(i, reach int) bool {
 
 // read records that the zone was read in the current frame: the picture
 // outside the busy area is what the reading saw. all takes the busy area
-// too (the first reading).
-func (w *watch) read(all bool) {
+// too (the first reading). The zone is read once more after it has held
+// still again frames (0: not).
+func (w *watch) read(all bool, again int) {
 	for i, b := range w.busy {
 		if all || !b {
 			w.ref[i] = w.cur[i]
 		}
 	}
 	w.waiting = 0
+	w.again, w.lookAgain = again, false
 }
 
 // busyAt reports whether eighth-size pixel p lies in the busy area.

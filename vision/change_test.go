@@ -2,6 +2,9 @@ package vision
 
 import (
 	"image"
+	"slices"
+
+	"bjmonitor/cards"
 	"testing"
 )
 
@@ -65,7 +68,7 @@ func TestWatch(t *testing.T) {
 				st.update(s.img, 8)
 				w.update(s.img, st.still, cols, 8, 2)
 				if i == 0 {
-					w.read(true) // the first frame is always read
+					w.read(true, 0) // the first frame is always read
 					continue
 				}
 				if w.fresh != s.fresh || w.moving != s.moving {
@@ -73,5 +76,101 @@ func TestWatch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchLookAgain: a zone read for a card come to rest is due a second
+// look once it has held still LookAgainFrames more frames, with frames
+// that move not counted, and only once. The encoder of a camera sharpens
+// a card that has just come to rest by less than the change level (KDE
+// penguins, acceptance clip seed 4304, round 1008: the K♦ dealt over
+// seat 1's 10♣ showed no corner in the frames it settled in, 4131 to
+// 4134, and showed every corner from 4136; the zone was read at 4131 and
+// never again, and the hand ended a card short).
+func TestWatchLookAgain(t *testing.T) {
+	const cols, rows = 20, 10
+	// frame draws the felt, and a hand at column hand (none below 0).
+	frame := func(hand int) []uint8 {
+		p := make([]uint8, cols*rows)
+		for i := range p {
+			p[i] = 60
+		}
+		for y := range rows {
+			if hand >= 0 {
+				p[y*cols+hand] = 120
+			}
+		}
+		return p
+	}
+	w := newWatch(image.Rect(0, 0, cols, rows))
+	var st stillness
+	st.update(frame(-1), 8)
+	w.update(frame(-1), st.still, cols, 8, 2)
+	w.read(true, 3)
+	var due []int
+	for i, hand := range []int{-1, 15, 16, -1, -1, -1, -1, -1, -1, -1} {
+		st.update(frame(hand), 8)
+		w.update(frame(hand), st.still, cols, 8, 2)
+		if w.lookAgain {
+			due = append(due, i)
+			w.read(false, 0)
+		}
+	}
+	// Frame 0 holds still; the hand moves in frames 1 to 4 (its pixels
+	// settle two frames after it leaves); frames 5 and 6 make three.
+	if !slices.Equal(due, []int{6}) {
+		t.Errorf("second looks due at frames %v; want [6]", due)
+	}
+}
+
+// TestSameCards: a zone's second reading finds the cards of its first
+// where each card is read alike, within SameCardMM.
+func TestSameCards(t *testing.T) {
+	tc := Observation{Card: cards.MustParse("TC"), Center: pt(506, 274)}
+	kd := Observation{Card: cards.MustParse("KD"), Center: pt(507, 255)}
+	moved := func(o Observation, dx float64) Observation { o.Center.X += dx; return o }
+	down := func(o Observation) Observation { o.FaceDown = true; return o }
+	for _, c := range []struct {
+		name string
+		a, b []Observation
+		want bool
+	}{
+		{"none either time", nil, nil, true},
+		{"the same card, a little off", []Observation{tc}, []Observation{moved(tc, 3)}, true},
+		{"the same two, in another order", []Observation{tc, kd}, []Observation{kd, tc}, true},
+		{"a card more", []Observation{tc}, []Observation{tc, kd}, false},
+		{"a card read otherwise", []Observation{tc}, []Observation{kd}, false},
+		{"the card moved", []Observation{tc}, []Observation{moved(tc, 12)}, false},
+		{"the card turned over", []Observation{tc}, []Observation{down(tc)}, false},
+	} {
+		if got := sameCards(c.a, c.b); got != c.want {
+			t.Errorf("%s: sameCards = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestReadsMore: a second look counts only where it reads surely, face
+// up, a card the first reading did not find where it lies.
+func TestReadsMore(t *testing.T) {
+	tc := Observation{Card: cards.MustParse("TC"), Confidence: 0.93, Center: pt(506, 274)}
+	kd := Observation{Card: cards.MustParse("KD"), Confidence: 0.99, Center: pt(507, 255)}
+	weak := Observation{Card: cards.MustParse("9C"), Confidence: 0.41, Center: pt(520, 250)}
+	back := Observation{FaceDown: true, Confidence: 0.98, Center: pt(520, 250)}
+	moved := func(o Observation, dx float64) Observation { o.Center.X += dx; return o }
+	for _, c := range []struct {
+		name string
+		a, b []Observation
+		want bool
+	}{
+		{"the card missed at first", []Observation{tc}, []Observation{tc, kd}, true},
+		{"the same card again", []Observation{tc}, []Observation{moved(tc, 4)}, false},
+		{"a doubtful reading more", []Observation{tc}, []Observation{tc, weak}, false},
+		{"a back more", []Observation{tc}, []Observation{tc, back}, false},
+		{"a card lost", []Observation{tc, kd}, []Observation{tc}, false},
+		{"the card read elsewhere", []Observation{tc}, []Observation{moved(tc, 15)}, true},
+	} {
+		if got := readsMore(c.a, c.b); got != c.want {
+			t.Errorf("%s: readsMore = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -47,6 +47,16 @@ type Options struct {
 	// MaxWaitFrames: a changed zone that does not settle (a hand that
 	// never stops, flickering light) is read at least this often.
 	MaxWaitFrames int
+	// LookAgainFrames: a zone read for a change that came to rest, where
+	// that reading found the cards it found before, is read once more,
+	// its grid worked out afresh, after it has held still this many
+	// frames more (0: never). Unless the second look reads surely a card
+	// the first did not, the first's observations stand. A camera's encoder spends its bits on what
+	// moves, so a card that has just come to rest shows blurred and
+	// blocky for some frames after the hand leaves it, then sharpens by
+	// less than ChangeLevel on the eighth-size picture: the first reading
+	// may miss its corners.
+	LookAgainFrames int
 	// Workers: zones changed in one frame, and the grid tiles under them,
 	// are worked out on up to this many goroutines; 0 or 1 works them out
 	// one after another.
@@ -62,7 +72,7 @@ type Options struct {
 
 // DefaultOptions returns the options the monitor runs with.
 func DefaultOptions() Options {
-	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4, SettleFrames: 2, MaxWaitFrames: 25, Workers: runtime.GOMAXPROCS(0), CountPips: true}
+	return Options{PxPerMM: 2, MarginMM: 45, ChangeLevel: 8, CoveredConfidence: 0.4, SettleFrames: 2, MaxWaitFrames: 25, LookAgainFrames: 12, Workers: runtime.GOMAXPROCS(0), CountPips: true}
 }
 
 // Card dimensions in mm.
@@ -511,13 +521,20 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 	for _, z := range d.zones {
 		w := z.watch
 		w.update(img, d.still.still, d.smallG.Cols(), level, d.opts.SettleFrames)
-		if !z.read || w.fresh || w.waiting >= d.opts.MaxWaitFrames {
+		if !z.read || w.fresh || w.waiting >= d.opts.MaxWaitFrames || w.lookAgain {
 			toRead = append(toRead, z)
 		}
 	}
 	// The grid's tiles under the zones, then the zones, are worked out on
 	// the workers as far as cutting the crops; the model, one per
 	// Detector, reads each zone's crops as soon as they are cut.
+	for _, z := range toRead {
+		if z.watch.lookAgain {
+			// What sharpened in place changed by less than the level
+			// the grid's tiles are kept at, too.
+			d.grid.under(z.roi, func(k int) { d.grid.stamp[k] = nil })
+		}
+	}
 	d.gridTiles(frame, toRead, img, d.smallG.Cols(), level)
 	ready := make([]chan struct{}, len(toRead))
 	for i := range ready {
@@ -545,7 +562,18 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		if z.read {
 			z.obs = d.keepCovered(z, before)
 		}
-		z.watch.read(!z.read)
+		if z.watch.lookAgain && !readsMore(before, z.obs) {
+			// A second look that reads surely no card the first did
+			// not leaves the cards as the first placed them.
+			z.obs = before
+		}
+		again := 0
+		if z.read && z.watch.fresh && sameCards(before, z.obs) {
+			// A change came to rest and nothing read differs: what
+			// came may not show yet.
+			again = d.opts.LookAgainFrames
+		}
+		z.watch.read(!z.read, again)
 		z.read = true
 		d.stats.Zones++
 	}
@@ -669,6 +697,39 @@ func (d *Detector) gridTiles(frame gocv.Mat, zs []*zone, img []uint8, stride int
 		gocv.InRangeWithScalar(g.hsv[w], skinLo, skinHi, &skin)
 		gocv.CvtColor(rect, &grey, gocv.ColorBGRToGray)
 	})
+}
+
+// sameCards reports whether two readings of a zone found the same cards:
+// as many, each read as one of the other's, face up or down alike, within
+// SameCardMM of it.
+func sameCards(a, b []Observation) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, o := range b {
+		if !slices.ContainsFunc(a, func(p Observation) bool {
+			return p.Card == o.Card && p.FaceDown == o.FaceDown && Dist(p.Center, o.Center) < SameCardMM
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// readsMore reports whether reading b of a zone reads surely, face up, a
+// card that reading a did not find where it lies (within SameCardMM).
+func readsMore(a, b []Observation) bool {
+	for _, o := range b {
+		if o.FaceDown || o.Confidence < Confident || !o.Card.Valid() {
+			continue
+		}
+		if !slices.ContainsFunc(a, func(p Observation) bool {
+			return p.Card == o.Card && !p.FaceDown && Dist(p.Center, o.Center) < SameCardMM
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepCovered adds to a zone's fresh observations the cards it saw before

@@ -131,10 +131,15 @@ func TestReplayPointsTable(t *testing.T) {
 // replay's results: card positions on the table. Crops cut from pixels
 // shifted by a few tenths of a mm change the model's confidence in a
 // reading, and so the frame a half-covered card is first counted in:
-// those two are not compared. The cards, their places, the outcomes and
-// the alerts (kind, severity, amounts) must be the same.
+// those two are not compared. A card's position follows the readings of
+// the frames it lies still in, each of which may put it a few mm off
+// (read at its far corner, or from a sharper picture on a second look),
+// so two replays place a card up to some 4 mm apart where each lies
+// within 2.5 mm of where the clip's truth has it. The cards, their
+// places, the outcomes and the alerts (kind, severity, amounts) must be
+// the same.
 const (
-	atToleranceMM        = 3
+	atToleranceMM        = 4
 	maxDifferencesListed = 10
 )
 
