@@ -51,11 +51,11 @@ type Options struct {
 	// that reading found the cards it found before, is read once more,
 	// its grid worked out afresh, after it has held still this many
 	// frames more (0: never). Unless the second look reads surely a card
-	// the first did not, the first's observations stand. A camera's encoder spends its bits on what
-	// moves, so a card that has just come to rest shows blurred and
-	// blocky for some frames after the hand leaves it, then sharpens by
-	// less than ChangeLevel on the eighth-size picture: the first reading
-	// may miss its corners.
+	// the first did not, the first's observations stand. A camera's
+	// encoder spends its bits on what moves, so a card that has just
+	// come to rest shows blurred and blocky for some frames after the
+	// hand leaves it, then sharpens by less than ChangeLevel on the
+	// eighth-size picture: the first reading may miss its corners.
 	LookAgainFrames int
 	// Workers: zones changed in one frame, and the grid tiles under them,
 	// are worked out on up to this many goroutines; 0 or 1 works them out
@@ -562,9 +562,10 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		if z.read {
 			z.obs = d.keepCovered(z, before)
 		}
-		if z.watch.lookAgain && !readsMore(before, z.obs) {
-			// A second look that reads surely no card the first did
-			// not leaves the cards as the first placed them.
+		if w := z.watch; w.lookAgain && !w.fresh && w.waiting == 0 && !readsMore(before, z.obs) {
+			// A second look at a zone that has not changed since, that
+			// reads surely no card the first did not, leaves the cards
+			// as the first placed them.
 			z.obs = before
 		}
 		again := 0
