@@ -599,7 +599,7 @@ func quarterTurned(a, b float64) bool {
 // angleApart is how many degrees apart two cards' long edges lie, at
 // angles a and b in degrees, either way round: 0 to 90.
 func angleApart(a, b float64) float64 {
-	d := math.Mod(math.Abs(a-b), 180)
+	d := turnApart(a, b)
 	return math.Min(d, 180-d)
 }
 

@@ -708,13 +708,17 @@ func sameCards(a, b []Observation) bool {
 		return false
 	}
 	for _, o := range b {
-		if !slices.ContainsFunc(a, func(p Observation) bool {
-			return p.Card == o.Card && p.FaceDown == o.FaceDown && Dist(p.Center, o.Center) < SameCardMM
-		}) {
+		if !slices.ContainsFunc(a, o.alike) {
 			return false
 		}
 	}
 	return true
+}
+
+// alike reports whether o and p are one card read alike: the same card,
+// face up or down alike, within SameCardMM.
+func (o Observation) alike(p Observation) bool {
+	return p.Card == o.Card && p.FaceDown == o.FaceDown && Dist(p.Center, o.Center) < SameCardMM
 }
 
 // readsMore reports whether reading b of a zone reads surely, face up, a
@@ -724,9 +728,7 @@ func readsMore(a, b []Observation) bool {
 		if o.FaceDown || o.Confidence < Confident || !o.Card.Valid() {
 			continue
 		}
-		if !slices.ContainsFunc(a, func(p Observation) bool {
-			return p.Card == o.Card && !p.FaceDown && Dist(p.Center, o.Center) < SameCardMM
-		}) {
+		if !slices.ContainsFunc(a, o.alike) {
 			return true
 		}
 	}
