@@ -78,13 +78,24 @@ const UprightSuffix = "u"
 // otherwise the deck of the same seed.
 const TightSuffix = "t"
 
+// LeafSuffix, after a procedural deck's seed and its other suffixes
+// ("proc:7l", "proc:7tl"), draws the deck's clubs with lobes that run out
+// to a point, leafClubPoint lobe radii beyond the round
+// (cardface.Style.PointClubs), as some decks print them: it is otherwise
+// the deck of the same name without it.
+const LeafSuffix = "l"
+
+// leafClubPoint is how far a LeafSuffix deck's club lobes run out to a
+// point, in lobe radii.
+const leafClubPoint = 0.6
+
 // tightInsetMM is how far a tight index's ink lies from the card's long
 // and short edges.
 const tightInsetMM = 1.0
 
 // procVariant is how a procedural deck's name changes the design its
 // seed draws.
-type procVariant struct{ upright, tight bool }
+type procVariant struct{ upright, tight, leaf bool }
 
 // proceduralSeed returns the seed of a procedural deck's name, and how
 // its suffixes change the design.
@@ -93,6 +104,7 @@ func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 	if !ok {
 		return 0, v, false
 	}
+	s, v.leaf = strings.CutSuffix(s, LeafSuffix)
 	s, v.tight = strings.CutSuffix(s, TightSuffix)
 	s, v.upright = strings.CutSuffix(s, UprightSuffix)
 	seed, err := strconv.ParseUint(s, 10, 64)
@@ -103,7 +115,7 @@ func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 func ProceduralStyle(name string) (cardface.Style, error) {
 	seed, v, ok := proceduralSeed(name)
 	if !ok {
-		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, then %s, %s or both)", name, ProceduralPrefix, UprightSuffix, TightSuffix)
+		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, then any of %s, %s, %s in that order)", name, ProceduralPrefix, UprightSuffix, TightSuffix, LeafSuffix)
 	}
 	fonts, err := heldOutFonts()
 	if err != nil {
@@ -118,6 +130,9 @@ func ProceduralStyle(name string) (cardface.Style, error) {
 		if err := st.Inset(tightInsetMM, tightInsetMM); err != nil {
 			return cardface.Style{}, fmt.Errorf("cardart: %s: %w", name, err)
 		}
+	}
+	if v.leaf {
+		st.PointClubs(leafClubPoint)
 	}
 	return st, nil
 }

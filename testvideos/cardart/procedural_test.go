@@ -104,7 +104,21 @@ func TestProceduralDeck(t *testing.T) {
 		a.Close()
 		b.Close()
 	}
-	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu", "proc:t", "proc:3tu", "proc:3tt"} {
+	// proc:3l is proc:3 with pointed club lobes: its clubs differ, its
+	// spades do not.
+	for _, tc := range []struct {
+		card string
+		same bool
+	}{{"8C", false}, {"8S", true}} {
+		a, b := face("proc:3", tc.card), face("proc:3"+LeafSuffix, tc.card)
+		if same := gocv.NormWithMats(a, b, gocv.NormL1) == 0; same != tc.same {
+			t.Errorf("proc:3 and proc:3l %s: the same %v, want %v", tc.card, same, tc.same)
+		}
+	}
+	if leaf, err := ProceduralStyle("proc:3" + UprightSuffix + TightSuffix + LeafSuffix); err != nil || !leaf.UprightSecond || leaf.Extent != tight.Extent {
+		t.Errorf("proc:3utl: upright %v, extent %+v (proc:3t %+v), err %v; want proc:3ut with pointed clubs", leaf.UprightSecond, leaf.Extent, tight.Extent, err)
+	}
+	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu", "proc:t", "proc:3tu", "proc:3tt", "proc:l", "proc:3lt", "proc:3ll"} {
 		if _, err := a.Face(bad, cards.MustParse("AS")); err == nil {
 			t.Errorf("Face(%q) = nil error, want an unknown deck", bad)
 		}

@@ -262,3 +262,40 @@ func TestContactSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPointClubs draws designs' clubs with pointed lobes: the club pips
+// change and the other suits do not, a pip's ink stays in its box (the
+// index and Extent hold), and point 0 draws round lobes again.
+func TestPointClubs(t *testing.T) {
+	fonts := goFonts(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for design := range 6 {
+		st, err := cardface.NewStyle(r, fonts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pointed, round := st, st
+		pointed.PointClubs(0.7)
+		round.PointClubs(0.7)
+		round.PointClubs(0)
+		for _, name := range []string{"7C", "7S", "7H", "KC"} {
+			c := cards.MustParse(name)
+			plain, err := cardface.Draw(round, c, faceW, faceH)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaf, err := cardface.Draw(pointed, c, faceW, faceH)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := !bytes.Equal(plain.Pix, leaf.Pix)
+			if changed != (c.Suit == cards.Clubs) {
+				t.Errorf("design %d %v: pointed clubs changed the face: %v, want %v", design, c, changed, c.Suit == cards.Clubs)
+			}
+			paper := leaf.NRGBAAt(mm(st.Extent.X, true)+2, mm(st.Extent.Y, false)+2)
+			if n := inkIn(leaf, image.Rect(mm(st.Extent.X, true), mm(1, false), mm(st.Extent.X, true)+1, mm(st.Extent.Y, false)), paper); n > 0 {
+				t.Errorf("design %d %v: %d ink pixels just right of the index, want none", design, c, n)
+			}
+		}
+	}
+}

@@ -17,6 +17,9 @@ type pipSet struct {
 	stemWidth  float64 // spade and club stem at its foot, 0.25..0.55 of the width
 	stemHeight float64 // stem height, 0.18..0.32 of the height
 	clubLobe   float64 // radius of a club's three lobes, 0.24..0.3 of the width
+	// clubPoint is how far a club's lobes run out to a point, leaf-shaped,
+	// in lobe radii beyond the round (0: round lobes, as newPipSet draws).
+	clubPoint float64
 }
 
 func newPipSet(r *rand.Rand) pipSet {
@@ -76,6 +79,10 @@ func (ps pipSet) draw(s, w, h int) *image.Alpha {
 		p.cube(k*0.4, 0.5-0.2+k*0.1, 0.5-0.2, 0.5*0.4+k*0.1, 0.5, 0)
 		z.ClosePath()
 	case 3: // club: three lobes on a stem
+		if ps.clubPoint > 0 {
+			ps.leafClub(p, w, h)
+			break
+		}
 		rad := ps.clubLobe
 		body := 1 - ps.stemHeight*0.7
 		top := rad * float64(w) / float64(h)
@@ -89,6 +96,59 @@ func (ps pipSet) draw(s, w, h int) *image.Alpha {
 	m := image.NewAlpha(image.Rect(0, 0, w, h))
 	z.Draw(m, m.Bounds(), image.Opaque, image.Point{})
 	return m
+}
+
+// leafClub draws a club whose three lobes run out to a point, as leaves
+// do, from the club's centre: the top one upwards, the side ones outwards
+// and a little down, each tip on the box's edge, on a stem from the
+// centre down.
+func (ps pipSet) leafClub(p pen, w, h int) {
+	asp := float64(w) / float64(h) // a length along x, as a share of the height
+	const down = 0.35              // the side lobes' tilt below level, radians
+	side := pt{math.Cos(down), math.Sin(down)}
+	// From the centre to a tip, in widths: the side tips reach the box's
+	// sides, and a lobe's back lies on the centre.
+	reach := 0.5 / side.x
+	rad := reach / (2 + ps.clubPoint)
+	c := pt{0.5, reach * asp}
+	lobe := func(u pt) pt { return pt{c.x + u.x*rad, c.y + u.y*rad*asp} }
+	for _, u := range []pt{{0, -1}, {-side.x, side.y}, side} {
+		ps.leaf(p, asp, lobe(u), u, rad, ps.clubPoint)
+	}
+	p.circle(c.x, c.y, rad*0.6)
+	ps.stem(p, c.y)
+}
+
+// pt is a point or direction in the unit box (x as a share of the width,
+// y of the height).
+type pt struct{ x, y float64 }
+
+// leaf draws a lobe round at its back around c (radius rad of the width)
+// and pointed k radii beyond the round in direction u, clockwise; asp is
+// the box's width over its height, which y lengths are scaled by.
+func (ps pipSet) leaf(p pen, asp float64, c, u pt, rad, k float64) {
+	const h = 0.5523                              // cubic Bézier handle for a quarter circle
+	at := func(a, b float64) (float64, float64) { // c + a·u + b·v, v = u turned clockwise
+		return c.x + (a*u.x-b*u.y)*rad, c.y + (a*u.y+b*u.x)*rad*asp
+	}
+	tx, ty := at(1+k, 0)
+	p.move(tx, ty)
+	ax, ay := at(1+k*0.55, 0.35)
+	bx, by := at(h, 1)
+	x, y := at(0, 1)
+	p.cube(ax, ay, bx, by, x, y)
+	ax, ay = at(-h, 1)
+	bx, by = at(-1, h)
+	x, y = at(-1, 0)
+	p.cube(ax, ay, bx, by, x, y)
+	ax, ay = at(-1, -h)
+	bx, by = at(-h, -1)
+	x, y = at(0, -1)
+	p.cube(ax, ay, bx, by, x, y)
+	ax, ay = at(h, -1)
+	bx, by = at(1+k*0.55, -0.35)
+	p.cube(ax, ay, bx, by, tx, ty)
+	p.z.ClosePath()
 }
 
 // heart draws a heart filling x 0..1 and y top..bottom; upside down, its

@@ -227,6 +227,16 @@ func (st *Style) Inset(x, y float64) error {
 	return nil
 }
 
+// PointClubs draws the design's clubs, in the indices and on the face,
+// with lobes that run out to a point, leaf-shaped, as some decks print
+// them and NewStyle never draws: point is how far beyond a round lobe, in
+// lobe radii (0 draws round lobes). The suits are then drawn, never the
+// font's glyphs.
+func (st *Style) PointClubs(point float64) {
+	st.pips.clubPoint = max(point, 0)
+	st.fontPips = false
+}
+
 // extent is the index's reach over every rank, with half a millimetre of
 // margin.
 func (st *Style) extent() (struct{ X, Y float64 }, error) {

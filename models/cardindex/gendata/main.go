@@ -62,8 +62,10 @@ func main() {
 	fx := flag.Float64("camfx", 0, "probability of each of the still camera's faults of package camfx (motion blur, a soft shadow, a bent card; camfx.go); 0 draws as the earlier recipes did")
 	cover := flag.Float64("cover", 0, "probability that the next card of a hand lies over part of a card's index (coverPlace); 0 draws as the earlier recipes did")
 	upright := flag.Float64("upright", 0, "with -proc, share of procedural designs that print their second index upright (markUpright); 0 draws as the earlier recipes did")
+	tight := flag.Float64("tight", 0, "with -proc, share of procedural designs that print their index tight in the corner (markTight); 0 draws as the earlier recipes did")
+	pointClubs := flag.Float64("pointclubs", 0, "with -proc, share of procedural designs whose clubs have pointed lobes (markPointClubs); 0 draws as the earlier recipes did")
 	flag.Parse()
-	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx, *cover, *upright}); err != nil {
+	if err := run(*out, *nTrain, *nVal, *seed, recipe{*restyle, *wide, *proc, *fx, *cover, *upright, *tight, *pointClubs}); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -76,6 +78,8 @@ type recipe struct {
 	camfx   float64 // probability of each camfx fault (camfx.go)
 	cover   float64 // probability of the next card over the index (coverPlace)
 	upright float64 // share of procedural designs with an upright second index
+	tight   float64 // share of procedural designs with the index tight in the corner
+	points  float64 // share of procedural designs with pointed club lobes
 }
 
 func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
@@ -89,6 +93,10 @@ func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
 	defer g.Close()
 	markUpright(g.trainStyles, rc.upright, seed)
 	markUpright(g.valStyles, rc.upright, seed+1)
+	markTight(g.trainStyles, rc.tight, seed)
+	markTight(g.valStyles, rc.tight, seed+1)
+	markPointClubs(g.trainStyles, rc.points, seed)
+	markPointClubs(g.valStyles, rc.points, seed+1)
 	valDecks := HeldOut
 	if rc.proc > 0 {
 		valDecks = append(slices.Clip(HeldOut), procDeck)
@@ -141,6 +149,8 @@ func run(out string, nTrain, nVal int, seed uint64, rc recipe) error {
 		"camfx":          rc.camfx,
 		"cover":          rc.cover,
 		"upright":        rc.upright,
+		"tight":          rc.tight,
+		"pointclubs":     rc.points,
 		"generated":      time.Now().UTC().Format(time.RFC3339),
 	}
 	b, err := json.MarshalIndent(meta, "", "  ")

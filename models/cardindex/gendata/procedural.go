@@ -61,6 +61,44 @@ func markUpright(sts []cardface.Style, share float64, seed uint64) {
 	}
 }
 
+// markTight has a share of the designs print their index tight in the
+// corner (cardface.Style.Inset), its ink 0.8 to 1.6 mm from the card's
+// long and short edges, as some decks do. A design whose index cannot
+// come so near stays as it was. Its draws come from their own stream, so
+// that share 0 leaves every other draw as before.
+func markTight(sts []cardface.Style, share float64, seed uint64) {
+	if share <= 0 {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed, 0x7197))
+	for i := range sts {
+		if r.Float64() >= share {
+			continue
+		}
+		st := sts[i]
+		if err := st.Inset(uni(r, 0.8, 1.6), uni(r, 0.8, 1.6)); err == nil {
+			sts[i] = st
+		}
+	}
+}
+
+// markPointClubs has a share of the designs draw their clubs with lobes
+// that run out to a point (cardface.Style.PointClubs, 0.25 to 0.9 lobe
+// radii), as some decks do: a club is then told from a spade by its three
+// lobes, not by their roundness. Its draws come from their own stream, so
+// that share 0 leaves every other draw as before.
+func markPointClubs(sts []cardface.Style, share float64, seed uint64) {
+	if share <= 0 {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed, 0xc1b5))
+	for i := range sts {
+		if r.Float64() < share {
+			sts[i].PointClubs(uni(r, 0.25, 0.9))
+		}
+	}
+}
+
 // indexCorner is the index corner a crop of card c is cut at: either,
 // drawn from r, except that on a design printing its second index
 // upright a 6♦ or 9♦ is cut at its first only: turned, a 9♦ in a
