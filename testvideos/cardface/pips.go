@@ -39,6 +39,10 @@ type pen struct {
 	w, h float32
 }
 
+// asp is the box's width over its height: a length along x, as a share
+// of the height.
+func (p pen) asp() float64 { return float64(p.w) / float64(p.h) }
+
 func (p pen) move(x, y float64) { p.z.MoveTo(float32(x)*p.w, float32(y)*p.h) }
 func (p pen) line(x, y float64) { p.z.LineTo(float32(x)*p.w, float32(y)*p.h) }
 func (p pen) cube(ax, ay, bx, by, x, y float64) {
@@ -80,7 +84,7 @@ func (ps pipSet) draw(s, w, h int) *image.Alpha {
 		z.ClosePath()
 	case 3: // club: three lobes on a stem
 		if ps.clubPoint > 0 {
-			ps.leafClub(p, w, h)
+			ps.leafClub(p)
 			break
 		}
 		rad := ps.clubLobe
@@ -102,9 +106,9 @@ func (ps pipSet) draw(s, w, h int) *image.Alpha {
 // do, from the club's centre: the top one upwards, the side ones outwards
 // and a little down, each tip on the box's edge, on a stem from the
 // centre down.
-func (ps pipSet) leafClub(p pen, w, h int) {
-	asp := float64(w) / float64(h) // a length along x, as a share of the height
-	const down = 0.35              // the side lobes' tilt below level, radians
+func (ps pipSet) leafClub(p pen) {
+	asp := p.asp()
+	const down = 0.35 // the side lobes' tilt below level, radians
 	side := pt{math.Cos(down), math.Sin(down)}
 	// From the centre to a tip, in widths: the side tips reach the box's
 	// sides, and a lobe's back lies on the centre.
@@ -113,7 +117,7 @@ func (ps pipSet) leafClub(p pen, w, h int) {
 	c := pt{0.5, reach * asp}
 	lobe := func(u pt) pt { return pt{c.x + u.x*rad, c.y + u.y*rad*asp} }
 	for _, u := range []pt{{0, -1}, {-side.x, side.y}, side} {
-		ps.leaf(p, asp, lobe(u), u, rad, ps.clubPoint)
+		leaf(p, lobe(u), u, rad, ps.clubPoint)
 	}
 	p.circle(c.x, c.y, rad*0.6)
 	ps.stem(p, c.y)
@@ -124,10 +128,10 @@ func (ps pipSet) leafClub(p pen, w, h int) {
 type pt struct{ x, y float64 }
 
 // leaf draws a lobe round at its back around c (radius rad of the width)
-// and pointed k radii beyond the round in direction u, clockwise; asp is
-// the box's width over its height, which y lengths are scaled by.
-func (ps pipSet) leaf(p pen, asp float64, c, u pt, rad, k float64) {
-	const h = 0.5523                              // cubic Bézier handle for a quarter circle
+// and pointed k radii beyond the round in direction u, clockwise.
+func leaf(p pen, c, u pt, rad, k float64) {
+	const h = 0.5523 // cubic Bézier handle for a quarter circle
+	asp := p.asp()
 	at := func(a, b float64) (float64, float64) { // c + a·u + b·v, v = u turned clockwise
 		return c.x + (a*u.x-b*u.y)*rad, c.y + (a*u.y+b*u.x)*rad*asp
 	}
