@@ -46,57 +46,48 @@ func styles(fonts []*cardface.Font, keep func(string) bool, n int, seed uint64) 
 	return out, names, nil
 }
 
-// markUpright has a share of the designs print their second index
-// upright (cardface.Style.UprightSecond), as some decks do: a card lying
-// the other way round then shows its index glyphs upside down, and the
-// model is to read that corner as the card too. Its draws come from their
-// own stream, so that share 0 leaves every other draw as before.
-func markUpright(sts []cardface.Style, share float64, seed uint64) {
+// markShare calls mark on a share of the designs, drawn from a random
+// stream of their own (stream), with that stream for any draws of its
+// own: share 0 leaves every design and every other draw as before.
+func markShare(sts []cardface.Style, share float64, seed, stream uint64, mark func(*rand.Rand, *cardface.Style)) {
 	if share <= 0 {
 		return
 	}
-	r := rand.New(rand.NewPCG(seed, 0x0b7e))
+	r := rand.New(rand.NewPCG(seed, stream))
 	for i := range sts {
-		sts[i].UprightSecond = r.Float64() < share
+		if r.Float64() < share {
+			mark(r, &sts[i])
+		}
 	}
+}
+
+// markUpright has a share of the designs print their second index
+// upright (cardface.Style.UprightSecond), as some decks do: a card lying
+// the other way round then shows its index glyphs upside down, and the
+// model is to read that corner as the card too.
+func markUpright(sts []cardface.Style, share float64, seed uint64) {
+	markShare(sts, share, seed, 0x0b7e, func(_ *rand.Rand, st *cardface.Style) { st.UprightSecond = true })
 }
 
 // markTight has a share of the designs print their index tight in the
 // corner (cardface.Style.Inset), its ink 0.8 to 1.6 mm from the card's
 // long and short edges, as some decks do. A design whose index cannot
-// come so near stays as it was. Its draws come from their own stream, so
-// that share 0 leaves every other draw as before.
+// come so near stays as it was.
 func markTight(sts []cardface.Style, share float64, seed uint64) {
-	if share <= 0 {
-		return
-	}
-	r := rand.New(rand.NewPCG(seed, 0x7197))
-	for i := range sts {
-		if r.Float64() >= share {
-			continue
+	markShare(sts, share, seed, 0x7197, func(r *rand.Rand, st *cardface.Style) {
+		tight := *st
+		if err := tight.Inset(uni(r, 0.8, 1.6), uni(r, 0.8, 1.6)); err == nil {
+			*st = tight
 		}
-		st := sts[i]
-		if err := st.Inset(uni(r, 0.8, 1.6), uni(r, 0.8, 1.6)); err == nil {
-			sts[i] = st
-		}
-	}
+	})
 }
 
 // markPointClubs has a share of the designs draw their clubs with lobes
 // that run out to a point (cardface.Style.PointClubs, 0.25 to 0.9 lobe
 // radii), as some decks do: a club is then told from a spade by its three
-// lobes, not by their roundness. Its draws come from their own stream, so
-// that share 0 leaves every other draw as before.
+// lobes, not by their roundness.
 func markPointClubs(sts []cardface.Style, share float64, seed uint64) {
-	if share <= 0 {
-		return
-	}
-	r := rand.New(rand.NewPCG(seed, 0xc1b5))
-	for i := range sts {
-		if r.Float64() < share {
-			sts[i].PointClubs(uni(r, 0.25, 0.9))
-		}
-	}
+	markShare(sts, share, seed, 0xc1b5, func(r *rand.Rand, st *cardface.Style) { st.PointClubs(uni(r, 0.25, 0.9)) })
 }
 
 // indexCorner is the index corner a crop of card c is cut at: either,
