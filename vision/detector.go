@@ -524,17 +524,15 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 		if !z.read || w.fresh || w.waiting >= d.opts.MaxWaitFrames || w.lookAgain {
 			toRead = append(toRead, z)
 		}
-	}
-	// The grid's tiles under the zones, then the zones, are worked out on
-	// the workers as far as cutting the crops; the model, one per
-	// Detector, reads each zone's crops as soon as they are cut.
-	for _, z := range toRead {
-		if z.watch.lookAgain {
+		if w.lookAgain {
 			// What sharpened in place changed by less than the level
 			// the grid's tiles are kept at, too.
 			d.grid.under(z.roi, func(k int) { d.grid.stamp[k] = nil })
 		}
 	}
+	// The grid's tiles under the zones, then the zones, are worked out on
+	// the workers as far as cutting the crops; the model, one per
+	// Detector, reads each zone's crops as soon as they are cut.
 	d.gridTiles(frame, toRead, img, d.smallG.Cols(), level)
 	ready := make([]chan struct{}, len(toRead))
 	for i := range ready {
