@@ -107,6 +107,7 @@ type track struct {
 	rivals    []cards.Card
 	downs     int  // frames face down
 	blanks    int  // frames face up, unread: a card by its outline alone
+	faints    int  // frames read only below vision.Unreadable
 	faceUp    bool // last seen face up
 	confirmed bool
 	confirmAt int
@@ -256,7 +257,12 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 			tr.gone = true
 		}
 	}
+	var faint []*track
 	for _, tr := range t.dealingOrder(due) {
+		if t.faintOnly(tr) {
+			faint = append(faint, tr)
+			continue
+		}
 		if t.nearCounted(tr) {
 			// A second sighting of a card already counted, read
 			// another way: it is the same card.
@@ -264,6 +270,12 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 			continue
 		}
 		if t.acrossDealerRow(tr) {
+			continue
+		}
+		t.confirm(tr, f.Index)
+	}
+	for _, tr := range faint {
+		if t.counted(tr, faintClearMM) || t.acrossDealerRow(tr) {
 			continue
 		}
 		t.confirm(tr, f.Index)
@@ -473,7 +485,9 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 		tr.blanks += t.span
 	case !o.Card.Valid():
 		tr.blanks += t.span
-	case o.Card.Valid() && o.Confidence >= clearRead:
+	case o.Confidence < vision.Unreadable:
+		tr.faints += t.span
+	case o.Confidence >= clearRead:
 		count(tr.votes, o, t.span)
 		tr.reads += t.span
 		tr.addRivals(o.Rivals)
@@ -508,6 +522,13 @@ func (t *Tracker) readable(tr *track) bool {
 	if tr.blanks >= t.cfg.StableFrames {
 		return true
 	}
+	// A card read only below vision.Unreadable (an index the model was
+	// never shown, a card in a fan showing one corner) is such a card
+	// too, where it lies clear of the cards counted (Observe checks
+	// that once the frame's other cards are counted).
+	if t.faintOnly(tr) {
+		return true
+	}
 	// A card the model reads only doubtfully, but the same way every time
 	// for a while, is there: count it, with its low confidence, so that
 	// the round has all its cards and any alert on it goes for review.
@@ -527,6 +548,29 @@ func (t *Tracker) readable(tr *track) bool {
 func (t *Tracker) nearCounted(tr *track) bool {
 	for _, o := range t.tracks {
 		if o != tr && o.confirmed && !o.dropped && !o.stale && vision.Dist(o.pos, tr.pos) < t.cfg.MatchMM && !laidOver(tr, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// faintOnly reports whether tr is a card only by its readings below
+// vision.Unreadable: never read at or above it, and seen long enough
+// only with those and blanks.
+func (t *Tracker) faintOnly(tr *track) bool {
+	return tr.reads+tr.weakReads == 0 && tr.blanks < t.cfg.StableFrames && tr.blanks+tr.faints >= t.cfg.StableFrames
+}
+
+// faintClearMM is how far from every counted card a card read only below
+// vision.Unreadable must lie to count. Such a reading near a card counted
+// is that card seen again, placed some 13 mm off its centre; the next
+// card of a hand lies some 22 mm on.
+const faintClearMM = 18
+
+// counted reports whether a counted card lies within mm of tr.
+func (t *Tracker) counted(tr *track, mm float64) bool {
+	for _, o := range t.tracks {
+		if o != tr && o.confirmed && !o.dropped && vision.Dist(o.pos, tr.pos) < mm {
 			return true
 		}
 	}

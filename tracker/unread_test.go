@@ -46,6 +46,8 @@ func TestUnreadCard(t *testing.T) {
 		{"read, then known by its rank alone", []sighting{{1, "8D", 0}, {1, "8?", 0.9}}, turned, "9S 8D JD", "TC 7H", "", "straight"},
 		{"read doubtfully, and by its rank", []sighting{{1, "8D", 0.45}, {1, "8?", 0.9}}, turned, "9S 8D JD", "TC 7H", "", "straight"},
 		{"the hole card turned, known by its rank alone", []sighting{{2, "4S", 0}}, []sighting{{1, "XX", 0}, {1, "7?", 0.9}}, "9S 4S JD", "TC 7?", "", "lose"},
+		{"read below Unreadable all along", []sighting{{2, "7D", 0.2}}, turned, "9S ?? JD", "TC 7H", "seat 4 hand 0: card 2 lies face up but was never read", "unjudged"},
+		{"read below Unreadable, then read", []sighting{{1, "7D", 0.2}, {1, "4S", 0}}, turned, "9S 4S JD", "TC 7H", "", "lose"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +86,36 @@ func TestUnreadCard(t *testing.T) {
 	}
 }
 
+// TestFaintReading deals seat 4's second card read only below
+// vision.Unreadable at distances from the first card: clear of it, it is
+// an unread card of the hand; within faintClearMM it says nothing of a
+// card the round does not already have (where vision places a faint
+// reading of a card counted, some 13 mm off), and no card is added.
+func TestFaintReading(t *testing.T) {
+	tests := []struct {
+		name string
+		at   calibration.Point
+		want string // seat 4's hand
+	}{
+		{"a hand's spacing on", calibration.Point{X: 13, Y: 386 + 22}, "9S ?? JD"},
+		{"29 mm on", secondAt, "9S ?? JD"},
+		{"13 mm on", calibration.Point{X: 13, Y: 386 + 13}, "9S JD"},
+		{"13 mm aside", calibration.Point{X: 13 + 13, Y: 386}, "9S JD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := playSeat4At(t, []sighting{{2, "7D", 0.2}}, []sighting{{2, "7H", 0}}, tt.at)
+			var hand []string
+			for _, c := range r.HandCards(4, 0) {
+				hand = append(hand, c.Text())
+			}
+			if got := strings.Join(hand, " "); got != tt.want {
+				t.Errorf("seat 4: %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
 // sighting is what vision shows of a card for a while: "" unread, "XX"
 // face down, or the card read, with confidence conf (0.97 when 0).
 type sighting struct {
@@ -96,22 +128,32 @@ type sighting struct {
 // a second, and fails the test when it makes no round.
 func playSeat4(t *testing.T, second, hole []sighting) tracker.Round {
 	t.Helper()
+	return playSeat4At(t, second, hole, secondAt)
+}
+
+// secondAt is where playSeat4 deals seat 4's second card: 29 mm from
+// its first (13, 386), as the cards of a hand lie.
+var secondAt = calibration.Point{X: 15, Y: 393 + 22}
+
+// playSeat4At plays playSeat4's round with seat 4's second card at at.
+func playSeat4At(t *testing.T, second, hole []sighting, at calibration.Point) tracker.Round {
+	t.Helper()
 	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const fps = 25
-	r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules()), fps, second, hole)
+	r, ok := playUnread(tracker.New(tracker.DefaultConfig(fps), tableOf(t, l), game.DefaultRules()), fps, second, hole, at)
 	if !ok {
 		t.Fatal("no round")
 	}
 	return r
 }
 
-// playUnread deals a round of seat 4's hand (9S, second, JD) and the
-// dealer's TC and hole card, each shown as its sightings say, at fps
+// playUnread deals a round of seat 4's hand (9S, second at at, JD) and
+// the dealer's TC and hole card, each shown as its sightings say, at fps
 // frames a second, and returns the round.
-func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (tracker.Round, bool) {
+func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting, at calibration.Point) (tracker.Round, bool) {
 	on := map[string]vision.Observation{}
 	frame := 0
 	wait := func(seconds float64) {
@@ -154,7 +196,7 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting) (trac
 	tr.StartRound("1", frame)
 	deal("first", []sighting{{1, "9S", 0}}, 13, 386)
 	deal("up", []sighting{{1, "TC", 0}}, -28, 174)
-	deal("second", second, 15, 393+22)
+	deal("second", second, at.X, at.Y)
 	deal("hole", hole, 0, 174)
 	deal("third", []sighting{{1, "JD", 0}}, 17, 393+44)
 	return tr.EndRound(frame)
