@@ -40,14 +40,14 @@ func TestDropSamePlace(t *testing.T) {
 		wantConf   float64 // the first group's, which stands
 		wantRivals string
 	}{
-		{"a sure reading disputed", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, here, one}}, disputedConfidence, "6C"},
-		{"a doubtful reading disputed", []group{{"9C", 0.72, false, here, one}, {"6C", 0.6, false, here, one}}, disputedConfidence, ""},
-		{"disputed by two", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, here, one}, {"8C", 0.55, false, here, one}}, disputedConfidence, "6C 8C"},
+		{"a sure reading disputed", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, here, one}}, DisputedConfidence, "6C"},
+		{"a doubtful reading disputed", []group{{"9C", 0.72, false, here, one}, {"6C", 0.6, false, here, one}}, DisputedConfidence, ""},
+		{"disputed by two", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, here, one}, {"8C", 0.55, false, here, one}}, DisputedConfidence, "6C 8C"},
 		{"another card read too doubtfully", []group{{"9C", 0.95, false, here, one}, {"6C", 0.4, false, here, one}}, 0.95, ""},
 		{"another card read at a guessed corner", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, true, here, one}}, 0.95, ""},
 		{"the same card read twice", []group{{"9C", 0.95, false, here, one}, {"9C", 0.6, false, here, one}}, 0.95, ""},
 		{"another card read at another place", []group{{"9C", 0.95, false, here, one}, {"6C", 0.6, false, away, one}}, 0.95, ""},
-		{"one card's two index corners, read two suits", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"3C", 0.55, false, fan3C, []corner{bottomRight}}}, disputedConfidence, "3C"},
+		{"one card's two index corners, read two suits", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"3C", 0.55, false, fan3C, []corner{bottomRight}}}, DisputedConfidence, "3C"},
 		{"a card read at two corners, and one rank read apart", []group{{"8D", 0.6, false, fan3S, []corner{topLeft}}, {"8H", 0.88, false, fan3C, []corner{bottomRight, at(-358.4, 292.1, 8)}}}, 0.6, ""},
 		{"one card read at its two corners apart", []group{{"3S", 0.6, false, fan3S, []corner{topLeft}}, {"3S", 0.95, false, fan3C, []corner{bottomRight}}}, 0.6, ""},
 		{"two ranks read at corners a half turn apart", []group{{"3S", 0.95, false, fan3S, []corner{topLeft}}, {"4C", 0.55, false, fan3C, []corner{bottomRight}}}, 0.95, ""},
@@ -103,10 +103,10 @@ func TestMergeTwoCards(t *testing.T) {
 		want       string
 		wantRivals string
 	}{
-		{"the zone that weighed the other's card", obs("6C", disputedConfidence, 1, "9C"), obs("9C", 0.87, 1), "6C", "9C"},
-		{"the same, zones the other way", obs("9C", 0.87, 1), obs("6C", disputedConfidence, 1, "9C"), "6C", "9C"},
-		{"both weighed the other's: the surer", obs("6C", disputedConfidence, 1, "9C"), obs("9C", 0.72, 1, "6C"), "9C", "6C"},
-		{"another rival weighed: the surer", obs("6C", disputedConfidence, 1, "8C"), obs("9C", 0.87, 1), "9C", ""},
+		{"the zone that weighed the other's card", obs("6C", DisputedConfidence, 1, "9C"), obs("9C", 0.87, 1), "6C", "9C"},
+		{"the same, zones the other way", obs("9C", 0.87, 1), obs("6C", DisputedConfidence, 1, "9C"), "6C", "9C"},
+		{"both weighed the other's: the surer", obs("6C", DisputedConfidence, 1, "9C"), obs("9C", 0.72, 1, "6C"), "9C", "6C"},
+		{"another rival weighed: the surer", obs("6C", DisputedConfidence, 1, "8C"), obs("9C", 0.87, 1), "9C", ""},
 		{"two corners agree", obs("6H", 0.975, 2), obs("9D", 0.98, 1), "6H", ""},
 		{"the same, zones the other way round", obs("9D", 0.98, 1), obs("6H", 0.975, 2), "6H", ""},
 		{"two corners agree, not surely: the surer", obs("6H", 0.6, 2), obs("9D", 0.98, 1), "9D", ""},

@@ -214,8 +214,8 @@ func TestDisputedCorners(t *testing.T) {
 	top := corner{P: pt(100, 50), U: pt(1, 0), V: pt(0, 1)}
 	bottom := corner{P: pt(163, 138), U: pt(-1, 0), V: pt(0, -1)}
 	tests := []oneCardCase{
-		{"the corners disagree", []read{readAt(top, ks, 0.71), readAt(bottom, kc, 0.84)}, kc, disputedConfidence},
-		{"the corners disagree, the surer first", []read{readAt(bottom, kc, 0.84), readAt(top, ks, 0.71)}, kc, disputedConfidence},
+		{"the corners disagree", []read{readAt(top, ks, 0.71), readAt(bottom, kc, 0.84)}, kc, DisputedConfidence},
+		{"the corners disagree, the surer first", []read{readAt(bottom, kc, 0.84), readAt(top, ks, 0.71)}, kc, DisputedConfidence},
 		{"a reading below disputeFloor says nothing", []read{readAt(top, ks, 0.45), readAt(bottom, kc, 0.84)}, kc, 0.84},
 		{"the corners agree", []read{readAt(top, kc, 0.71), readAt(bottom, kc, 0.84)}, kc, 0.84},
 	}
@@ -256,15 +256,15 @@ func TestSettledByDeck(t *testing.T) {
 		{"one corner too close to call", []read{
 			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
 			compared(readAt(bottom, fourD, 0.81), like(0.8, 0.7)),
-		}, sevenH, disputedConfidence},
+		}, sevenH, DisputedConfidence},
 		{"the corners look like different cards", []read{
 			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
 			compared(readAt(bottom, fourD, 0.81), like(0.6, 0.95)),
-		}, sevenH, disputedConfidence},
+		}, sevenH, DisputedConfidence},
 		{"one corner not compared", []read{
 			compared(readAt(top, sevenH, 0.97), like(0.95, 0.6)),
 			readAt(bottom, fourD, 0.81),
-		}, sevenH, disputedConfidence},
+		}, sevenH, DisputedConfidence},
 	}
 	checkOneCard(t, tests)
 }
@@ -295,13 +295,13 @@ func TestSettledByPips(t *testing.T) {
 		{"the pips side with the less sure reading", []read{readAt(top, sevenH, 0.8), readAt(bottom, fourD, 0.9)},
 			here, counted(7), sevenH, 0.8},
 		{"the pips count neither", []read{readAt(top, sevenH, 0.97), readAt(bottom, fourD, 0.81)},
-			here, counted(8), sevenH, disputedConfidence},
+			here, counted(8), sevenH, DisputedConfidence},
 		{"no count", []read{readAt(top, sevenH, 0.97), readAt(bottom, fourD, 0.81)},
-			here, shapePips{}, sevenH, disputedConfidence},
+			here, shapePips{}, sevenH, DisputedConfidence},
 		{"the suit in dispute", []read{readAt(top, sevenD, 0.8), readAt(bottom, sevenH, 0.9)},
-			here, counted(7), sevenH, disputedConfidence},
+			here, counted(7), sevenH, DisputedConfidence},
 		{"the pips of a card elsewhere", []read{readAt(top, sevenH, 0.8), readAt(bottom, fourD, 0.9)},
-			elsewhere, counted(7), fourD, disputedConfidence},
+			elsewhere, counted(7), fourD, DisputedConfidence},
 	}
 	onPaper := func(calibration.Point) bool { return true }
 	for _, tc := range tests {

@@ -47,6 +47,11 @@ type Observation struct {
 // reading scores about 0.95, not 1).
 const Confident = 0.75
 
+// DisputedConfidence is what a card in doubt is reported with (its
+// corners read as two cards), below Confident: its round goes out for
+// review where the card could change the verdict.
+const DisputedConfidence = 0.7
+
 // Unreadable is the confidence below which a reading says nothing of
 // the card: the model is as likely seeing the printing on the felt, or
 // an index it was never shown. A card whose every reading is below it

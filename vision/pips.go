@@ -28,7 +28,7 @@ const (
 	// counted as surely: below Confident, so that an alert resting on
 	// the card goes out for review, and above the tracker's
 	// CountConfidence, so that the card counts.
-	pipCount = disputedConfidence
+	pipCount = DisputedConfidence
 )
 
 // shapePips is what the pips of a card shape's face say (readShapePips).

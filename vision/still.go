@@ -302,7 +302,7 @@ const maxStillReads = 24
 // mm or more apart, and the same way round, though one may be read at its
 // turned corner only. Of such a pair the surer reading stands; where the
 // two name different cards, one corner is misread, and the card is in
-// doubt (disputedConfidence). It reuses cs's array.
+// doubt (DisputedConfidence). It reuses cs's array.
 func joinOpposite(cs []Observation) []Observation {
 	gone := make([]bool, len(cs))
 	for i := range cs {
@@ -316,7 +316,7 @@ func joinOpposite(cs []Observation) []Observation {
 				continue
 			}
 			if o.Card != p.Card {
-				o.Confidence = math.Min(o.Confidence, disputedConfidence)
+				o.Confidence = math.Min(o.Confidence, DisputedConfidence)
 			}
 			gone[j] = true
 		}

@@ -103,10 +103,10 @@ func TestJoinOpposite(t *testing.T) {
 	}{
 		{"the 3♥ read 3♦ at its turned corner: one card, in doubt",
 			[]Observation{obs(th, 0.96, 306, -42, 95), obs(td, 0.91, 297, -47, -88), obs(eh, 0.98, 300, -60, 92)},
-			[]Observation{obs(th, disputedConfidence, 306, -42, 95), obs(eh, 0.98, 300, -60, 92)}},
+			[]Observation{obs(th, DisputedConfidence, 306, -42, 95), obs(eh, 0.98, 300, -60, 92)}},
 		{"the surer reading stands, wherever it comes",
 			[]Observation{obs(td, 0.91, 297, -47, -88), obs(th, 0.96, 306, -42, 95)},
-			[]Observation{obs(th, disputedConfidence, 306, -42, 95)}},
+			[]Observation{obs(th, DisputedConfidence, 306, -42, 95)}},
 		{"one card read alike at both corners: once, as sure as it was",
 			[]Observation{obs(th, 0.96, 306, -42, 95), obs(th, 0.91, 297, -47, -88)},
 			[]Observation{obs(th, 0.96, 306, -42, 95)}},

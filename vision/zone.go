@@ -1083,7 +1083,7 @@ func settleByDeck(faces []*faceGroup) {
 // (samePlace): two groups at one place are one card read two ways. Where
 // the emptied group read another card at disputeFloor or more, at a corner
 // not merely guessed, the card's corners disagree and one of them is
-// misread: the surer reading stands, in doubt (disputedConfidence),
+// misread: the surer reading stands, in doubt (DisputedConfidence),
 // and, where it was sure, with the cards it was disputed by as its
 // rivals.
 func dropSamePlace(faces []*faceGroup) {
@@ -1108,7 +1108,7 @@ func dropSamePlace(faces []*faceGroup) {
 			if g.conf < Confident {
 				g.rivals = nil
 			}
-			g.conf = math.Min(g.conf, disputedConfidence)
+			g.conf = math.Min(g.conf, DisputedConfidence)
 		}
 	}
 }
@@ -1146,13 +1146,8 @@ func putsInDoubt(conf float64, guessed bool) bool {
 
 // disputeFloor is the least confidence at which a reading of another
 // card, at a card's other corner, puts the card in doubt: one more likely
-// right than not. disputedConfidence is what a card in doubt is reported
-// with, below Confident: its round goes out for review where the card
-// could change the verdict.
-const (
-	disputeFloor       = 0.5
-	disputedConfidence = 0.7
-)
+// right than not.
+const disputeFloor = 0.5
 
 // dropTurned empties each group that is another's turned reading.
 // A deck with an index in every corner is read at a corner of the other
