@@ -270,6 +270,9 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 	}
 	card := func(tr *track) Card {
 		id, conf := tr.identity()
+		if tr.disputed {
+			conf = min(conf, vision.DisputedConfidence)
+		}
 		c := Card{Card: id, Sighting: Sighting{Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}}
 		if conf < vision.Confident {
 			c.Candidates = tr.candidates(id)

@@ -104,11 +104,14 @@ type track struct {
 	rankReads int
 	// rivals are the other cards the corners of its clear readings were
 	// read as (vision.Observation.Rivals).
-	rivals    []cards.Card
-	downs     int  // frames face down
-	blanks    int  // frames face up, unread: a card by its outline alone
-	faints    int  // frames read only below vision.Unreadable
-	faceUp    bool // last seen face up
+	rivals []cards.Card
+	downs  int  // frames face down
+	blanks int  // frames face up, unread: a card by its outline alone
+	faints int  // frames read only below vision.Unreadable
+	faceUp bool // last seen face up
+	// disputed: a second sighting read it surely as another card, at
+	// its far corner (disputeBy).
+	disputed  bool
 	confirmed bool
 	confirmAt int
 	gone      bool
@@ -263,9 +266,10 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 			faint = append(faint, tr)
 			continue
 		}
-		if t.nearCounted(tr) {
+		if o := t.countedNear(tr); o != nil {
 			// A second sighting of a card already counted, read
 			// another way: it is the same card.
+			o.disputeBy(tr)
 			tr.stale = true
 			continue
 		}
@@ -542,17 +546,42 @@ func (t *Tracker) readable(tr *track) bool {
 	return false
 }
 
-// nearCounted reports whether a counted card already lies where tr is: a
-// second, doubtful reading of it is not another card. A card is laid over
-// the counted one (laidOver) where that is the hand's next card.
-func (t *Tracker) nearCounted(tr *track) bool {
+// countedNear returns the counted card that already lies where tr is, or
+// nil: a second, doubtful reading of it is not another card. A card is
+// laid over the counted one (laidOver) where that is the hand's next card.
+func (t *Tracker) countedNear(tr *track) *track {
 	for _, o := range t.tracks {
 		if o != tr && o.confirmed && !o.dropped && !o.stale && vision.Dist(o.pos, tr.pos) < t.cfg.MatchMM && !laidOver(tr, o) {
-			return true
+			return o
 		}
 	}
-	return false
+	return nil
 }
+
+// disputeBy puts the counted card tr in doubt where other, a second
+// sighting of it, reads another card surely at its far corner: half a
+// turn from tr's own readings (farCornerDeg). Its two index corners then
+// disagree, as vision finds where it sees both at once (a deck that
+// prints its second index upright reads a 6♦ as a 9♦ from the card's far
+// end, and the index alone cannot tell which way up the card lies): the
+// card is reported with vision.DisputedConfidence, and other's card is
+// its rival.
+func (tr *track) disputeBy(other *track) {
+	if other.reads == 0 || tr.reads == 0 {
+		return
+	}
+	id, _ := tr.identity()
+	oid, conf := other.identity()
+	if oid != id && conf >= sureRead && turnApart(tr.angle, other.angle) > farCornerDeg {
+		tr.addRivals([]cards.Card{oid})
+		tr.disputed = true
+	}
+}
+
+// farCornerDeg: readings of a card's two index corners lie half a turn
+// apart; readings of one corner agree within a few degrees, and a corner
+// read in a neighbour's frame lies off by the angle between the cards.
+const farCornerDeg = 150
 
 // faintOnly reports whether tr is a card only by its readings below
 // vision.Unreadable: never read at or above it, and seen long enough

@@ -1,6 +1,7 @@
 package tracker_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -176,8 +177,17 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting, at ca
 				o.FaceDown, o.Confidence = true, 0.9
 			case "":
 			default:
-				// "9C/6C": read as the 9♣, its other corner as the 6♣.
-				name, rivals, _ := strings.Cut(s.card, "/")
+				// "9C/6C": read as the 9♣, its other corner as the 6♣;
+				// "6C@270": read as the 6♣, upright at 270°.
+				read, angle, turned := strings.Cut(s.card, "@")
+				if turned {
+					a, err := strconv.ParseFloat(angle, 64)
+					if err != nil {
+						panic(err)
+					}
+					o.Angle = a
+				}
+				name, rivals, _ := strings.Cut(read, "/")
 				if err := o.Card.UnmarshalText([]byte(name)); err != nil {
 					panic(err)
 				}
@@ -257,6 +267,10 @@ func TestCandidatesOfACard(t *testing.T) {
 		{"read as two, then surely as one", []sighting{{2, "9C/6C", 0.7}, {2, "9C", 0.97}}, "9C []"},
 		{"read doubtfully", []sighting{{4, "9C", 0.6}}, "9C []"},
 		{"read as two, and as a third", []sighting{{2, "9C/6C", 0.7}, {2, "8C", 0.7}}, "8C [6C 8C 9C]"},
+		{"read surely, then surely as another at its far corner", []sighting{{1, "9D", 0}, {2, "6D@270", 0}, {2, "9D", 0}}, "9D [6D 9D]"},
+		{"read surely, then doubtfully as another at its far corner", []sighting{{1, "9D", 0}, {2, "6D@270", 0.6}, {2, "9D", 0}}, "9D []"},
+		{"read surely, then surely at its far corner", []sighting{{1, "9D", 0}, {2, "9D@270", 0}}, "9D []"},
+		{"read surely, then surely as another a quarter turned", []sighting{{1, "9D", 0}, {2, "6D@180", 0}, {2, "9D", 0}}, "9D []"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
