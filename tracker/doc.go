@@ -10,14 +10,22 @@
 // hand whose last card it lies next to, and a card that leaves a pair for a
 // place of its own starts a split hand.
 //
+// A card in view that cannot be read (seen by its outline alone, or read
+// only below vision.Unreadable, clear of the cards counted) counts all
+// the same, unread: it keeps its place in its hand, and what it could
+// change goes for review. A card whose two index corners read as two
+// cards, in one frame or in turn, stands in doubt with both as its
+// candidates.
+//
 // Rounds begin and end with the controller's game_start and game_end
 // (StartRound, EndRound). Without a controller, a cleared table ends a
 // round, as it does a round whose game_end came too early
 // (EndWhenCleared). A round the tracker opened itself, from the cards in
-// view, takes the controller's id once the controller names it (Claim). Each finished round is checked against the game's rules (a
-// doubled hand takes exactly one card, a split needs a pair, the dealer
-// draws to 17); what the rules cannot settle is flagged as a doubt and its
-// cards' confidence lowered.
+// view, takes the controller's id once the controller names it (Claim).
+// Each finished round is checked against the game's rules (a doubled hand
+// takes exactly one card, a split needs a pair, the dealer draws to 17);
+// what the rules cannot settle is flagged as a doubt and its cards'
+// confidence lowered.
 //
 // A Round is the game's round (game.Round: the seats, hands and cards the
 // rules check and the evaluator judges) with what the picture showed of
