@@ -66,12 +66,23 @@ func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd 
 	gocv.BitwiseNot(notFelt, &notFelt)
 	onPaper := func(l laid) bool { return paperShare(paper, cal, l) >= minPaper }
 	cards, odd = blobs(paper, cal, px, onPaper)
-	more, _ := blobs(notFelt, cal, px, onPaper)
+	var more []laid
+	if len(odd) > 0 {
+		// Paper that is not one card may be a card whose edge the
+		// specks of textured or shaded stock break (outside the
+		// paper's colours): healed, it is one.
+		healed := gocv.NewMat()
+		defer healed.Close()
+		heal(paper, &healed, px)
+		more, _ = blobs(healed, cal, px, onPaper)
+	}
+	notPaper, _ := blobs(notFelt, cal, px, onPaper)
+	more = append(more, notPaper...)
 	// Cards laid for enrolment do not overlap, so no two centres lie
 	// nearer than a card's width, give or take a little placing. A card
-	// fitted to what is not felt nearer than that to a card of paper is
-	// two cards that touch, their pictures joining (two court cards), not
-	// a third card between them.
+	// fitted to healed paper or to what is not felt nearer than that to
+	// a card of paper is that card, or two cards that touch, their
+	// pictures joining (two court cards), not a third card between them.
 	for _, m := range more {
 		if !slices.ContainsFunc(cards, func(c laid) bool { return norm(sub2(c.centre, m.centre)) < 0.9*cardW }) {
 			cards = append(cards, m)
@@ -82,6 +93,20 @@ func findCards(frame gocv.Mat, cal *calibration.Calibration) (cards []laid, odd 
 	})
 	return cards, odd, nil
 }
+
+// heal writes into dst paper closed (dilated, then eroded) with a square
+// of healMM: specks up to that size within paper are paper. Cards laid
+// apart stay apart, and a bridge this thin between two that nearly touch
+// is what splitter cuts.
+func heal(paper gocv.Mat, dst *gocv.Mat, px float64) {
+	k := int(math.Round(healMM*px)) | 1
+	kernel := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(k, k))
+	defer kernel.Close()
+	gocv.MorphologyEx(paper, dst, gocv.MorphClose, kernel)
+}
+
+// healMM is the widest speck heal fills.
+const healMM = 3.0
 
 // minPaper is the least share of a card's face that must be paper.
 const minPaper = 0.1
