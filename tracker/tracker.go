@@ -584,10 +584,10 @@ func (tr *track) disputeBy(other *track) {
 const farCornerDeg = 150
 
 // faintOnly reports whether tr is a card only by its readings below
-// vision.Unreadable: never read at or above it, and seen long enough
-// only with those and blanks.
+// vision.Unreadable: never read at or above it, never seen face down, and
+// seen long enough only with those and blanks.
 func (t *Tracker) faintOnly(tr *track) bool {
-	return tr.reads+tr.weakReads == 0 && tr.blanks < t.cfg.StableFrames && tr.blanks+tr.faints >= t.cfg.StableFrames
+	return tr.reads+tr.weakReads+tr.downs == 0 && tr.blanks < t.cfg.StableFrames && tr.blanks+tr.faints >= t.cfg.StableFrames
 }
 
 // faintClearMM is how far from every counted card a card read only below

@@ -91,21 +91,28 @@ func TestUnreadCard(t *testing.T) {
 // vision.Unreadable at distances from the first card: clear of it, it is
 // an unread card of the hand; within faintClearMM it says nothing of a
 // card the round does not already have (where vision places a faint
-// reading of a card counted, some 13 mm off), and no card is added.
+// reading of a card counted, some 13 mm off), and no card is added,
+// unless the card was seen face down.
 func TestFaintReading(t *testing.T) {
+	faint := []sighting{{2, "7D", 0.2}}
 	tests := []struct {
-		name string
-		at   calibration.Point
-		want string // seat 4's hand
+		name   string
+		second []sighting
+		at     calibration.Point
+		want   string // seat 4's hand
 	}{
-		{"a hand's spacing on", calibration.Point{X: 13, Y: 386 + 22}, "9S ?? JD"},
-		{"29 mm on", secondAt, "9S ?? JD"},
-		{"13 mm on", calibration.Point{X: 13, Y: 386 + 13}, "9S JD"},
-		{"13 mm aside", calibration.Point{X: 13 + 13, Y: 386}, "9S JD"},
+		{"a hand's spacing on", faint, calibration.Point{X: 13, Y: 386 + 22}, "9S ?? JD"},
+		{"29 mm on", faint, secondAt, "9S ?? JD"},
+		{"13 mm on", faint, calibration.Point{X: 13, Y: 386 + 13}, "9S JD"},
+		{"13 mm aside", faint, calibration.Point{X: 13 + 13, Y: 386}, "9S JD"},
+		// A card seen face down is a card, however faint its readings
+		// (a card slid into place, as a hole card is tucked under the
+		// card beside it): unread once turned.
+		{"slid in face down, read faintly, 13 mm on", []sighting{{0.12, "XX+15", 0}, {0.12, "7D+10", 0.2}, {0.12, "7D+5", 0.2}, {2, "7D", 0.2}}, calibration.Point{X: 13, Y: 386 + 13}, "9S ?? JD"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := playSeat4At(t, []sighting{{2, "7D", 0.2}}, []sighting{{2, "7H", 0}}, tt.at)
+			r := playSeat4At(t, tt.second, []sighting{{2, "7H", 0}}, tt.at)
 			var hand []string
 			for _, c := range r.HandCards(4, 0) {
 				hand = append(hand, c.Text())
@@ -172,14 +179,23 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting, at ca
 	deal := func(name string, ss []sighting, x, y float64) {
 		for _, s := range ss {
 			o := vision.Observation{Center: calibration.Point{X: x, Y: y}, Angle: 90}
-			switch s.card {
+			// "XX+10": shown 10 mm beyond its place (sliding in).
+			text, beyond, sliding := strings.Cut(s.card, "+")
+			if sliding {
+				mm, err := strconv.ParseFloat(beyond, 64)
+				if err != nil {
+					panic(err)
+				}
+				o.Center.Y += mm
+			}
+			switch text {
 			case "XX":
 				o.FaceDown, o.Confidence = true, 0.9
 			case "":
 			default:
 				// "9C/6C": read as the 9♣, its other corner as the 6♣;
 				// "6C@270": read as the 6♣, upright at 270°.
-				read, angle, turned := strings.Cut(s.card, "@")
+				read, angle, turned := strings.Cut(text, "@")
 				if turned {
 					a, err := strconv.ParseFloat(angle, 64)
 					if err != nil {
