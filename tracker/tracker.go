@@ -851,6 +851,7 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 		merge(tr.ranks, moved.ranks)
 		tr.rankReads += moved.rankReads
 		tr.addRivals(moved.rivals)
+		tr.disputed = tr.disputed || moved.disputed
 		tr.seat, tr.hand = s.n, len(s.hands)
 		s.hands = append(s.hands, &hand{from: parent, cards: []*track{tr}})
 		r.skipOrder = tr

@@ -264,6 +264,58 @@ func TestSplitsAndDoubles(t *testing.T) {
 	}
 }
 
+// TestSplitKeepsADispute plays TestSplitsAndDoubles' split with the
+// second 7 (the 7♦) read surely, while it lies in its first place, also
+// as a 2♦ at its far corner: the card is in doubt (TestCandidatesOfACard),
+// and stays so in the split hand it moves to, where that reading is
+// seen no more.
+func TestSplitKeepsADispute(t *testing.T) {
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 1
+	cfg.Players = []int{4}
+	cfg.Stack, _ = cards.ParseList("7H 6S 7D TC 7S 9C 8H 4D 3C TS")
+	seven, other := cards.MustParse("7D"), cards.MustParse("2D")
+	first, since := calibration.Point{}, -1
+	farCorner := func(f vision.Frame) vision.Frame {
+		for _, o := range f.Cards {
+			if o.Card != seven {
+				continue
+			}
+			if since < 0 {
+				first, since = o.Center, f.Index
+			}
+			// Read so once the 7♦ has counted, and only where it
+			// first lay.
+			if f.Index-since > 25 && vision.Dist(o.Center, first) < 4 {
+				o.Card, o.Angle = other, o.Angle+180
+				f.Cards = append(slices.Clone(f.Cards), o)
+			}
+			break
+		}
+		return f
+	}
+	r := replay(t, cfg, true, degrade{extra: farCorner})
+	if len(r.rounds) != 1 {
+		t.Fatalf("%d rounds, want 1", len(r.rounds))
+	}
+	found := false
+	for p, c := range r.rounds[0].Cards() {
+		if c.Card != seven {
+			continue
+		}
+		found = true
+		if p.Hand == 0 {
+			t.Errorf("the 7♦ is in seat %d's first hand, want a split hand", p.Seat)
+		}
+		if c.Confidence > vision.DisputedConfidence || !slices.Contains(c.Candidates, other) {
+			t.Errorf("the 7♦ read with confidence %.2f, candidates %v; want at most %.2f, with the 2♦", c.Confidence, c.Candidates, vision.DisputedConfidence)
+		}
+	}
+	if !found {
+		t.Error("no 7♦ in the round")
+	}
+}
+
 // TestNoCardAcrossTheDealerRow feeds a doubtful reading lying a quarter
 // turn from the dealer's cards, at the row's corner, frame after frame,
 // as the model gives when it sees an index in a corner of the row's
