@@ -104,16 +104,14 @@ type track struct {
 	rankReads int
 	// rivals are the other cards the corners of its clear readings were
 	// read as (vision.Observation.Rivals).
-	rivals []cards.Card
-	downs  int  // frames face down
-	blanks int  // frames face up, unread: a card by its outline alone
-	faints int  // frames read only below vision.Unreadable
-	faceUp bool // last seen face up
-	// disputed: a second sighting read it surely as another card, at
-	// its far corner (disputeBy).
-	disputed  bool
+	rivals    []cards.Card
+	downs     int  // frames face down
+	blanks    int  // frames face up, unread: a card by its outline alone
+	faints    int  // frames read only below vision.Unreadable
+	faceUp    bool // last seen face up
 	confirmed bool
 	confirmAt int
+	disputed  bool // read surely as another card at its far corner (disputeBy)
 	gone      bool
 	// stale tracks belong to a round already closed: they keep matching
 	// observations so a card left on the felt is not counted again.
@@ -279,7 +277,7 @@ func (t *Tracker) Observe(f vision.Frame) []Round {
 		t.confirm(tr, f.Index)
 	}
 	for _, tr := range faint {
-		if t.counted(tr, faintClearMM) || t.acrossDealerRow(tr) {
+		if t.countedWithin(tr, faintClearMM) || t.acrossDealerRow(tr) {
 			continue
 		}
 		t.confirm(tr, f.Index)
@@ -596,8 +594,8 @@ func (t *Tracker) faintOnly(tr *track) bool {
 // card of a hand lies some 22 mm on.
 const faintClearMM = 18
 
-// counted reports whether a counted card lies within mm of tr.
-func (t *Tracker) counted(tr *track, mm float64) bool {
+// countedWithin reports whether a counted card lies within mm of tr.
+func (t *Tracker) countedWithin(tr *track, mm float64) bool {
 	for _, o := range t.tracks {
 		if o != tr && o.confirmed && !o.dropped && vision.Dist(o.pos, tr.pos) < mm {
 			return true
