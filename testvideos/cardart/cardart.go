@@ -177,9 +177,10 @@ func (a *Art) Size() image.Point { return image.Pt(a.opt.Width, a.opt.Height) }
 var ErrClosed = errors.New("cardart: Art is closed")
 
 // Face returns card c of the named deck (a kept gnome deck, or a
-// procedural deck named with ProceduralPrefix) as a BGRA Mat of Size(),
-// transparent outside the card's outline. The first call for a deck renders the whole
-// deck into the cache (about a second); later calls read PNGs or memory.
+// procedural deck named with ProceduralPrefix or TrainingPrefix) as a
+// BGRA Mat of Size(), transparent outside the card's outline. The first
+// call for a deck renders the whole deck into the cache (about a
+// second); later calls read PNGs or memory.
 // The Art owns the returned Mat: do not Close or modify it, and do not use
 // it after the Art is closed.
 func (a *Art) Face(deck string, c cards.Card) (gocv.Mat, error) {
@@ -194,7 +195,7 @@ func (a *Art) Face(deck string, c cards.Card) (gocv.Mat, error) {
 	switch {
 	case a.acceptance:
 		render = a.ensureAcceptanceRendered
-	case strings.HasPrefix(deck, ProceduralPrefix):
+	case strings.HasPrefix(deck, ProceduralPrefix), strings.HasPrefix(deck, TrainingPrefix):
 		render = a.ensureProceduralRendered
 	}
 	dc.once.Do(func() { dc.dir, dc.err = render(deck) })

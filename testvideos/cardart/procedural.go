@@ -1,6 +1,7 @@
 package cardart
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"math/rand/v2"
@@ -26,6 +27,18 @@ const ProceduralPrefix = "proc:"
 // gendata draws from the same small seeds.
 const procSeedSalt = 0xdec5
 
+// TrainingPrefix names procedural decks drawn for training: "train:7" is
+// the deck that cardface draws from seed 7 in a face of a family not held
+// out (cardface.HeldOutFamily), as gendata's training designs are. Clips
+// of them give the model crops of play in many designs
+// (models/cardindex/harvest); they measure nothing, since the model may
+// have trained on them.
+const TrainingPrefix = "train:"
+
+// trainSeedSalt keeps the training decks' designs apart from the
+// procedural decks' of the same seed.
+const trainSeedSalt = 0x7a1
+
 // heldOutFaces are the faces procedural decks are drawn in, in the order
 // a deck's seed picks from: every face of a family held out of training
 // (cardface.HeldOutFamily) that the font packages of scripts/setup-fonts
@@ -40,6 +53,27 @@ var heldOutFaces = []string{
 	"OldStandard-Bold", "OldStandard-Regular", "Prociono", "RadisSans-medium",
 	"RobotoCondensed-Bold", "RobotoCondensed-Medium", "RobotoCondensed-Regular", "STIXMath-Regular",
 }
+
+// trainingFonts are the installed faces of the families not held out,
+// sorted by name: what a TrainingPrefix deck is drawn in. Unlike
+// heldOutFaces they are not pinned, so train:7 may differ between
+// machines with other font packages.
+var trainingFonts = sync.OnceValues(func() ([]*cardface.Font, error) {
+	all, err := cardface.LoadFonts(cardface.DefaultFontDirs...)
+	if err != nil {
+		return nil, err
+	}
+	var out []*cardface.Font
+	for _, f := range all {
+		if !cardface.HeldOutFamily(f.Family()) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no font of a training family is installed: run scripts/setup-fonts")
+	}
+	return out, nil
+})
 
 var heldOutFonts = sync.OnceValues(func() ([]*cardface.Font, error) {
 	all, err := cardface.LoadFonts(cardface.DefaultFontDirs...)
@@ -95,14 +129,17 @@ const tightInsetMM = 1.0
 
 // procVariant is how a procedural deck's name changes the design its
 // seed draws.
-type procVariant struct{ upright, tight, leaf bool }
+type procVariant struct{ upright, tight, leaf, training bool }
 
 // proceduralSeed returns the seed of a procedural deck's name, and how
 // its suffixes change the design.
 func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 	s, ok := strings.CutPrefix(name, ProceduralPrefix)
 	if !ok {
-		return 0, v, false
+		if s, ok = strings.CutPrefix(name, TrainingPrefix); !ok {
+			return 0, v, false
+		}
+		v.training = true
 	}
 	s, v.leaf = strings.CutSuffix(s, LeafSuffix)
 	s, v.tight = strings.CutSuffix(s, TightSuffix)
@@ -117,11 +154,15 @@ func ProceduralStyle(name string) (cardface.Style, error) {
 	if !ok {
 		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, then any of %s, %s, %s in that order)", name, ProceduralPrefix, UprightSuffix, TightSuffix, LeafSuffix)
 	}
-	fonts, err := heldOutFonts()
+	fonts, salt := heldOutFonts, uint64(procSeedSalt)
+	if v.training {
+		fonts, salt = trainingFonts, trainSeedSalt
+	}
+	ff, err := fonts()
 	if err != nil {
 		return cardface.Style{}, fmt.Errorf("cardart: %w", err)
 	}
-	st, err := cardface.NewStyle(rand.New(rand.NewPCG(seed, procSeedSalt)), fonts)
+	st, err := cardface.NewStyle(rand.New(rand.NewPCG(seed, salt)), ff)
 	if err != nil {
 		return cardface.Style{}, fmt.Errorf("cardart: %s: %w", name, err)
 	}

@@ -142,3 +142,44 @@ func TestHeldOutFaces(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainingDeck checks that a train:N deck is drawn in a font of a
+// family not held out of training, and is not the proc:N deck of the
+// same seed.
+func TestTrainingDeck(t *testing.T) {
+	if _, err := trainingFonts(); err != nil {
+		t.Skipf("training decks need the fonts of scripts/setup-fonts: %v", err)
+	}
+	fonts, err := cardface.LoadFonts(cardface.DefaultFontDirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	family := map[string]string{}
+	for _, f := range fonts {
+		family[f.Name] = f.Family()
+	}
+	for _, deck := range []string{"train:1", "train:2", "train:3", "train:7l"} {
+		st, err := ProceduralStyle(deck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := family[st.FontName()]; !ok || cardface.HeldOutFamily(f) {
+			t.Errorf("%s prints in %q (family %q), want a font of a training family", deck, st.FontName(), f)
+		}
+	}
+	if _, err := heldOutFonts(); err != nil {
+		return
+	}
+	a := newArt(t, 90, 126)
+	tr, err := a.Face("train:3", cards.MustParse("7S"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := a.Face("proc:3", cards.MustParse("7S"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gocv.NormWithMats(tr, pr, gocv.NormL1) == 0 {
+		t.Error("train:3 and proc:3 draw the same 7S; want two designs")
+	}
+}
