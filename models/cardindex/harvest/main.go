@@ -14,9 +14,11 @@
 // shipped models; each corner it reads afresh is labelled from the
 // clip's truth: a card's index corner (its top-left or bottom-right, with
 // the crop cut along the card's edges) is that card, or a back while the
-// card lies face down. A reading anywhere else, under the dealer's hand,
-// or with a later card over its index, is left out: the truth cannot say
-// what such a crop shows.
+// card lies face down; the other two corners of a face-up card of a deck
+// that prints two indices are none, where the crop shows no other card.
+// A reading anywhere else, under the dealer's hand, or with a later card
+// over its index, is left out: the truth cannot say what such a crop
+// shows.
 //
 // It writes, under -out, train_x.u8 (N×72×40×3 BGR crops), train_y.u8
 // (class indices) and meta.json, as gendata does, so that train.py takes
@@ -47,7 +49,6 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
-	"bjmonitor/cards"
 	"bjmonitor/testvideos/cardart"
 	"bjmonitor/testvideos/clip"
 	"bjmonitor/vision"
@@ -94,7 +95,9 @@ func run(out, model, fast string, every int, val bool, clips []string) error {
 		return err
 	}
 	defer reader.Close()
-	classes := classNames()
+	// The models' classes, which are gendata's: train.py joins the
+	// folders only where they agree.
+	classes := meta.Classes
 	var x, y, deck []byte
 	var res []float32
 	var decks []string
@@ -162,16 +165,6 @@ func run(out, model, fast string, every int, val bool, clips []string) error {
 	return os.WriteFile(filepath.Join(out, "meta.json"), append(b, '\n'), 0o644)
 }
 
-// classNames are gendata's classes: the 52 cards in cards.Deck order,
-// then none and back.
-func classNames() []string {
-	var out []string
-	for _, c := range cards.Deck() {
-		out = append(out, c.String())
-	}
-	return append(out, classify.ClassNone, classify.ClassBack)
-}
-
 // harvested is what one clip gave: crops (72×40×3 bytes each) and their
 // labels, how many corners were read and how many the models read as
 // labelled.
@@ -197,11 +190,15 @@ func harvestClip(path string, reader vision.Reader, meta classify.Metadata, ever
 	case !val && (heldOut || !trained):
 		return nil, fmt.Errorf("deck %q is neither a training deck of the models nor drawn for training", truth.Deck)
 	}
-	if st, err := cardart.ProceduralStyle(truth.Deck); err == nil && st.UprightSecond {
-		// Its bottom-right corner shows the index upside down, which the
-		// monitor turns before reading (vision's turnGlyphs): a crop
-		// whose label the model is not asked for.
-		return nil, fmt.Errorf("deck %q prints its second index upright", truth.Deck)
+	twoCorners := true // the gnome decks print two indices
+	if st, err := cardart.ProceduralStyle(truth.Deck); err == nil {
+		if st.UprightSecond {
+			// Its bottom-right corner shows the index upside down, which
+			// the monitor turns before reading (vision's turnGlyphs): a
+			// crop whose label the model is not asked for.
+			return nil, fmt.Errorf("deck %q prints its second index upright", truth.Deck)
+		}
+		twoCorners = !st.FourCorners
 	}
 	table, err := calibration.Load(base + ".table.json")
 	if err != nil {
@@ -249,7 +246,7 @@ func harvestClip(path string, reader vision.Reader, meta classify.Metadata, ever
 				continue
 			}
 			h.read++
-			label, ok := labelOf(r, lying)
+			label, ok := labelOf(r, lying, twoCorners)
 			if !ok {
 				continue
 			}
@@ -263,12 +260,23 @@ func harvestClip(path string, reader vision.Reader, meta classify.Metadata, ever
 			h.crops = append(h.crops, b)
 			h.labels = append(h.labels, label)
 			h.res = append(h.res, float32(r.Crop.U.Len()))
-			if r.Result.Back && label == classify.ClassBack || !r.Result.Back && r.Result.Card.Valid() && r.Result.Card.String() == label {
+			if labelOfResult(r.Result) == label {
 				h.agree++
 			}
 		}
 	}
 	return h, nil
+}
+
+// labelOfResult is a reading's class as the labels name it.
+func labelOfResult(r classify.Result) string {
+	switch {
+	case r.Back:
+		return classify.ClassBack
+	case r.None():
+		return classify.ClassNone
+	}
+	return r.Card.String()
 }
 
 // lyingCard is a card on the felt in one frame: its corners in image
@@ -308,30 +316,57 @@ func cardsAt(t *clip.Truth, f int) []lyingCard {
 }
 
 // labelOf returns what reading r shows by the truth: the card whose index
-// corner it is, or back for a face-down card's; false where the truth
-// cannot tell.
-func labelOf(r vision.Reading, lying []lyingCard) (string, bool) {
+// corner it is, cut along the card's edges (back while it lies face
+// down), and where twoCorners (the deck prints its index in two corners
+// only) none at a face-up card's other two corners where the crop shows
+// no other card. It returns false where the truth cannot tell.
+func labelOf(r vision.Reading, lying []lyingCard, twoCorners bool) (string, bool) {
 	if r.Capped {
 		return "", false
 	}
 	f := r.Crop
 	s := f.U.Len() // px a mm
 	for _, c := range lying {
-		for _, k := range []int{0, 2} { // the index corners
-			corner, across, along := c.quad[k], sub(c.quad[(k+1)%4], c.quad[k]), sub(c.quad[(k+3)%4], c.quad[k])
-			if sub(f.Origin, corner).Len() > nearMM*s || cos(f.U, across) < alignCos || cos(f.V, along) < alignCos {
+		for k := range c.quad {
+			// The card's short edge runs from corner k to k^1, its long
+			// edge from k to 3-k.
+			corner, across, along := c.quad[k], sub(c.quad[k^1], c.quad[k]), sub(c.quad[3-k], c.quad[k])
+			if sub(f.Origin, corner).Len() > nearMM*s {
 				continue
 			}
-			if coveredShare(f, c, lying) > maxCovered {
-				return "", false
+			aligned := cos(f.U, across) >= alignCos && cos(f.V, along) >= alignCos
+			switch {
+			case k%2 == 0 && aligned:
+				if coveredShare(f, c, lying) > maxCovered {
+					return "", false
+				}
+				if !c.faceUp {
+					return classify.ClassBack, true
+				}
+				return c.card, true
+			case k%2 == 1 && twoCorners && c.faceUp && showsOnly(f, c, lying):
+				return classify.ClassNone, true
 			}
-			if !c.faceUp {
-				return classify.ClassBack, true
-			}
-			return c.card, true
+			return "", false
 		}
 	}
 	return "", false
+}
+
+// showsOnly reports whether the crop of frame f shows no card but c:
+// none of its points lies on another card, above or beneath.
+func showsOnly(f classify.Frame, c lyingCard, lying []lyingCard) bool {
+	for u := 0.5; u < classify.CropWidthMM; u++ {
+		for v := 0.5; v < classify.CropHeightMM; v++ {
+			p := f.Map(classify.Vec{X: u, Y: v})
+			for _, o := range lying {
+				if o.placed != c.placed && inside(p, o.quad) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // coveredShare is the share of the index patch of frame f that cards

@@ -26,25 +26,32 @@ func TestLabelOf(t *testing.T) {
 	capped := at(100, 100, right, down)
 	capped.Capped = true
 	for _, tt := range []struct {
-		name  string
-		r     vision.Reading
-		lying []lyingCard
-		want  string // "" for no label
+		name       string
+		r          vision.Reading
+		lying      []lyingCard
+		fourCorner bool   // the deck prints four indices
+		want       string // "" for no label
 	}{
-		{"top-left corner", at(101, 102, right, down), []lyingCard{sevenS}, "7S"},
-		{"bottom-right corner", at(100+w, 100+h, left, up), []lyingCard{sevenS}, "7S"},
-		{"a few mm off", at(100+3.5*s, 100, right, down), []lyingCard{sevenS}, "7S"},
-		{"too far off", at(100+6*s, 100, right, down), []lyingCard{sevenS}, ""},
-		{"top-right corner, no index", at(100+w, 100, down, left), []lyingCard{sevenS}, ""},
-		{"index corner cut along the long edge", at(100, 100, down, right), []lyingCard{sevenS}, ""},
-		{"face down", at(100, 100, right, down), []lyingCard{card("7S", 100, 100, 10, false)}, classify.ClassBack},
-		{"under the dealer's hand", capped, []lyingCard{sevenS}, ""},
-		{"a later card over the index", at(100, 100, right, down), []lyingCard{sevenS, card("KD", 100+4*s, 100+5*s, 20, true)}, ""},
-		{"a later card over the index's edge", at(100, 100, right, down), []lyingCard{sevenS, card("KD", 100+10*s, 100+22*s, 20, true)}, "7S"},
-		{"an earlier card beneath", at(100, 100, right, down), []lyingCard{sevenS, card("KD", 100+4*s, 100+5*s, 5, true)}, "7S"},
-		{"no card there", at(500, 500, right, down), []lyingCard{sevenS}, ""},
+		{"top-left corner", at(101, 102, right, down), []lyingCard{sevenS}, false, "7S"},
+		{"bottom-right corner", at(100+w, 100+h, left, up), []lyingCard{sevenS}, false, "7S"},
+		{"a few mm off", at(100+3.5*s, 100, right, down), []lyingCard{sevenS}, false, "7S"},
+		{"too far off", at(100+6*s, 100, right, down), []lyingCard{sevenS}, false, ""},
+		{"top-right corner, no index", at(100+w, 100, down, left), []lyingCard{sevenS}, false, classify.ClassNone},
+		{"bottom-left corner, no index", at(100, 100+h, up, right), []lyingCard{sevenS}, false, classify.ClassNone},
+		{"top-right corner of a four-index deck", at(100+w, 100, down, left), []lyingCard{sevenS}, true, ""},
+		{"top-right corner, a later card over it", at(100+w, 100, down, left), []lyingCard{sevenS, card("KD", 100+w-5*s, 100+5*s, 20, true)}, false, ""},
+		{"top-right corner, the crop out of the card", at(100+w, 100, up, right), []lyingCard{sevenS}, false, classify.ClassNone},
+		{"top-right corner, the crop on the card beside", at(100+w, 100, up, right), []lyingCard{sevenS, card("KD", 100+w+3*s, 100-40*s, 5, true)}, false, ""},
+		{"face down, top-right corner", at(100+w, 100, down, left), []lyingCard{card("7S", 100, 100, 10, false)}, false, ""},
+		{"index corner cut along the long edge", at(100, 100, down, right), []lyingCard{sevenS}, false, ""},
+		{"face down", at(100, 100, right, down), []lyingCard{card("7S", 100, 100, 10, false)}, false, classify.ClassBack},
+		{"under the dealer's hand", capped, []lyingCard{sevenS}, false, ""},
+		{"a later card over the index", at(100, 100, right, down), []lyingCard{sevenS, card("KD", 100+4*s, 100+5*s, 20, true)}, false, ""},
+		{"a later card over the index's edge", at(100, 100, right, down), []lyingCard{sevenS, card("KD", 100+10*s, 100+22*s, 20, true)}, false, "7S"},
+		{"an earlier card beneath", at(100, 100, right, down), []lyingCard{sevenS, card("KD", 100+4*s, 100+5*s, 5, true)}, false, "7S"},
+		{"no card there", at(500, 500, right, down), []lyingCard{sevenS}, false, ""},
 	} {
-		got, ok := labelOf(tt.r, tt.lying)
+		got, ok := labelOf(tt.r, tt.lying, !tt.fourCorner)
 		if ok != (tt.want != "") || got != tt.want {
 			t.Errorf("%s: labelOf = %q, %v; want %q", tt.name, got, ok, tt.want)
 		}
