@@ -9,16 +9,15 @@
 // Each CLIP.mp4 comes with its CLIP.table.json and CLIP.truth.json, as
 // testvideos/cmd/genclip writes them, of a training deck: one the models
 // list as trained on, or a procedural design drawn in training fonts
-// (cardart's train:N). Every other frame (as the monitor
-// reads at 12.5 frames a second) goes through vision.Detector with the
-// shipped models; each corner it reads afresh is labelled from the
-// clip's truth: a card's index corner (its top-left or bottom-right, with
-// the crop cut along the card's edges) is that card, or a back while the
-// card lies face down; the other two corners of a face-up card of a deck
-// that prints two indices are none, where the crop shows no other card.
-// A reading anywhere else, under the dealer's hand, or with a later card
-// over its index, is left out: the truth cannot say what such a crop
-// shows.
+// (cardart's train:N). Every other frame (as the monitor reads at 12.5
+// frames a second) goes through vision.Detector with the shipped models;
+// each corner it reads afresh is labelled from the clip's truth: a card's
+// index corner (its top-left or bottom-right, with the crop cut along the
+// card's edges) is that card, or a back while the card lies face down;
+// the other two corners of a face-up card of a deck that prints two
+// indices are none, where the crop shows no other card. A reading
+// anywhere else, under the dealer's hand, or with a later card over its
+// index, is left out: the truth cannot say what such a crop shows.
 //
 // It writes, under -out, train_x.u8 (N×72×40×3 BGR crops), train_y.u8
 // (class indices) and meta.json, as gendata does, so that train.py takes
@@ -240,8 +239,12 @@ func harvestClip(path string, reader vision.Reader, meta classify.Metadata, ever
 		if _, err := det.Detect(frame, i, float64(i)/truth.FPS); err != nil {
 			return nil, err
 		}
+		reads := det.Readings()
+		if len(reads) == 0 {
+			continue // every zone held still
+		}
 		lying := cardsAt(truth, i)
-		for _, r := range det.Readings() {
+		for _, r := range reads {
 			if r.Cached {
 				continue
 			}
@@ -356,36 +359,35 @@ func labelOf(r vision.Reading, lying []lyingCard, twoCorners bool) (string, bool
 // showsOnly reports whether the crop of frame f shows no card but c:
 // none of its points lies on another card, above or beneath.
 func showsOnly(f classify.Frame, c lyingCard, lying []lyingCard) bool {
-	for u := 0.5; u < classify.CropWidthMM; u++ {
-		for v := 0.5; v < classify.CropHeightMM; v++ {
-			p := f.Map(classify.Vec{X: u, Y: v})
-			for _, o := range lying {
-				if o.placed != c.placed && inside(p, o.quad) {
-					return false
-				}
-			}
-		}
-	}
-	return true
+	other := func(o lyingCard) bool { return o.placed != c.placed }
+	return onCards(f, classify.CropWidthMM, classify.CropHeightMM, lying, other) == 0
 }
 
 // coveredShare is the share of the index patch of frame f that cards
 // placed after c cover.
 func coveredShare(f classify.Frame, c lyingCard, lying []lyingCard) float64 {
-	n, in := 0, 0
-	for u := 0.5; u < indexW; u++ {
-		for v := 0.5; v < indexH; v++ {
+	later := func(o lyingCard) bool { return o.placed > c.placed }
+	return onCards(f, indexW, indexH, lying, later)
+}
+
+// onCards returns the share of the points of frame f's patch, w × h mm
+// from its corner on a 1 mm grid, that lie on a card of lying that which
+// selects.
+func onCards(f classify.Frame, w, h float64, lying []lyingCard, which func(lyingCard) bool) float64 {
+	n, on := 0, 0
+	for u := 0.5; u < w; u++ {
+		for v := 0.5; v < h; v++ {
 			p := f.Map(classify.Vec{X: u, Y: v})
 			n++
 			for _, o := range lying {
-				if o.placed > c.placed && inside(p, o.quad) {
-					in++
+				if which(o) && inside(p, o.quad) {
+					on++
 					break
 				}
 			}
 		}
 	}
-	return float64(in) / float64(n)
+	return float64(on) / float64(n)
 }
 
 // inside reports whether p lies inside the convex quad q.
