@@ -152,7 +152,7 @@ func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 func ProceduralStyle(name string) (cardface.Style, error) {
 	seed, v, ok := proceduralSeed(name)
 	if !ok {
-		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed>, then any of %s, %s, %s in that order)", name, ProceduralPrefix, UprightSuffix, TightSuffix, LeafSuffix)
+		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed> or %s<seed>, then any of %s, %s, %s in that order)", name, ProceduralPrefix, TrainingPrefix, UprightSuffix, TightSuffix, LeafSuffix)
 	}
 	fonts, salt := heldOutFonts, uint64(procSeedSalt)
 	if v.training {
