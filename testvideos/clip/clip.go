@@ -12,6 +12,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/game"
+	"bjmonitor/testvideos/camfx"
 	"bjmonitor/testvideos/cardart"
 	"bjmonitor/testvideos/scene"
 	"bjmonitor/testvideos/script"
@@ -30,6 +31,9 @@ type Options struct {
 	Art *cardart.Art
 	// CRF is the H.264 quality (video.DefaultCRF when 0).
 	CRF int
+	// CCTV makes the frames look like a surveillance camera's, with
+	// glossy cards (see CCTV): what it drew is kept in the truth.
+	CCTV bool
 	// Progress, when set, is called after each frame.
 	Progress func(done, total int)
 }
@@ -49,6 +53,9 @@ type Truth struct {
 	Rounds   []script.Round    `json:"rounds"`
 	Cards    []CardTruth       `json:"cards"`
 	Injected []script.Injected `json:"injected"`
+	// CCTV is what the camera and cards did, for a clip rendered with
+	// Options.CCTV.
+	CCTV *CCTV `json:"cctv,omitempty"`
 }
 
 type rules struct {
@@ -112,10 +119,16 @@ func Generate(opts Options) (*Truth, error) {
 	layout := sc.Layout()
 	frame := gocv.NewMat()
 	defer frame.Close()
+	var cam *CCTV
+	if opts.CCTV {
+		cam = newCCTV(opts.Script.Seed)
+	}
 	placed := make([]scene.PlacedCard, 0, 64)
+	var quads []camfx.Quad
 	for f := 0; f < s.Frames; f++ {
+		at := s.At(f)
 		placed = placed[:0]
-		for _, p := range s.At(f) {
+		for _, p := range at {
 			placed = append(placed, Placed(layout, p, opts.Scene.Deck))
 		}
 		if err := sc.SetCards(placed); err != nil {
@@ -130,6 +143,13 @@ func Generate(opts Options) (*Truth, error) {
 		if err := sc.Render(&frame, f); err != nil {
 			out.Close()
 			return nil, fmt.Errorf("clip: frame %d: %w", f, err)
+		}
+		if cam != nil {
+			quads = imageQuads(sc, placed, quads)
+			if err := cam.apply(&frame, f, at, quads); err != nil {
+				out.Close()
+				return nil, fmt.Errorf("clip: frame %d: %w", f, err)
+			}
 		}
 		if err := out.Write(frame); err != nil {
 			out.Close()
@@ -148,7 +168,7 @@ func Generate(opts Options) (*Truth, error) {
 		Version: 1, Clip: opts.Name, Seed: opts.Script.Seed, FPS: s.FPS, Frames: s.Frames,
 		Width: size.X, Height: size.Y, Deck: opts.Scene.Deck, Codec: out.Codec,
 		Rules:  rules{Variant: r.Variant, Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard},
-		Rounds: s.Rounds, Injected: s.Injected,
+		Rounds: s.Rounds, Injected: s.Injected, CCTV: cam,
 	}
 	for i := range s.Cards {
 		c := &s.Cards[i]

@@ -17,6 +17,12 @@ import (
 
 func generate(tb testing.TB, dir string) *Truth {
 	tb.Helper()
+	return generateWith(tb, dir, false)
+}
+
+// generateWith renders the test clip, with the CCTV camera where cctv.
+func generateWith(tb testing.TB, dir string, cctv bool) *Truth {
+	tb.Helper()
 	art, err := cardart.New(cardart.Options{})
 	if err != nil {
 		tb.Fatal(err)
@@ -28,7 +34,7 @@ func generate(tb testing.TB, dir string) *Truth {
 	// A small picture keeps the test quick; the card area is still seen
 	// at about 0.5 px/mm, enough for the geometry checked here.
 	view.Camera.Width, view.Camera.Height = 640, 360
-	truth, err := Generate(Options{Dir: dir, Name: "t", Script: sc, Scene: view, Art: art})
+	truth, err := Generate(Options{Dir: dir, Name: "t", Script: sc, Scene: view, Art: art, CCTV: cctv})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -63,6 +63,7 @@ func run(args []string) error {
 	fs.Float64Var(&view.LightUnevenness, "uneven-light", view.LightUnevenness, "unevenness of the light, 0-1")
 	felt := fs.String("felt", "green", "green or blue")
 	crf := fs.Int("crf", video.DefaultCRF, "H.264 quality: lower is better and larger")
+	cctv := fs.Bool("cctv", false, "make the frames look like a surveillance camera's, with glossy cards: a colour cast, sharpening halos, JPEG at quality 60-90 before the H.264, bends and glare bands on cards lying on top, motion blur on moving cards (drawn from the seed; see the clip package's CCTV)")
 	still := fs.String("enroll-still", "", "instead of a clip, render a still of the table with one deck laid out for monitor enroll (four rows: spades, hearts, diamonds, clubs from the dealer's side, A to K left to right) to this .png or .jpg, with its table file and configuration beside it")
 	listAcc := fs.Bool("list-acceptance-decks", false, "print the KDE acceptance decks installed, one a line, and exit")
 	if err := fs.Parse(args); err != nil {
@@ -129,7 +130,7 @@ func run(args []string) error {
 	start := time.Now()
 	last := time.Time{}
 	truth, err := clip.Generate(clip.Options{
-		Dir: *out, Name: *name, Script: sc, Scene: view, Art: art, CRF: *crf,
+		Dir: *out, Name: *name, Script: sc, Scene: view, Art: art, CRF: *crf, CCTV: *cctv,
 		Progress: func(done, total int) {
 			if time.Since(last) > 2*time.Second || done == total {
 				last = time.Now()
