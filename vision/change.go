@@ -188,6 +188,24 @@ func (w *watch) busyAt(p image.Point) bool {
 	return w.busy[(p.Y-w.rect.Min.Y)*w.rect.Dx()+p.X-w.rect.Min.X]
 }
 
+// covers reports whether the busy area covers card o: its centre, or a
+// corner pulled a quarter of the way in.
+func (w *watch) covers(o Observation) bool {
+	var cx, cy float64
+	for _, q := range o.ImageQuad {
+		cx, cy = cx+q.X/4, cy+q.Y/4
+	}
+	if w.busyAt(image.Pt(int(cx)/8, int(cy)/8)) {
+		return true
+	}
+	for _, q := range o.ImageQuad {
+		if w.busyAt(image.Pt(int(0.75*q.X+0.25*cx)/8, int(0.75*q.Y+0.25*cy)/8)) {
+			return true
+		}
+	}
+	return false
+}
+
 func absDiff(a, b uint8) uint8 {
 	if a > b {
 		return a - b

@@ -741,16 +741,7 @@ func readsMore(a, b []Observation) bool {
 func (d *Detector) keepCovered(z *zone, before []Observation) []Observation {
 	out := z.obs
 	for _, o := range before {
-		var cx, cy float64
-		for _, q := range o.ImageQuad {
-			cx, cy = cx+q.X/4, cy+q.Y/4
-		}
-		covered := z.watch.busyAt(image.Pt(int(cx)/8, int(cy)/8))
-		for _, q := range o.ImageQuad {
-			// Each corner, pulled a quarter of the way in.
-			covered = covered || z.watch.busyAt(image.Pt(int(0.75*q.X+0.25*cx)/8, int(0.75*q.Y+0.25*cy)/8))
-		}
-		if !covered {
+		if !z.watch.covers(o) {
 			continue
 		}
 		seen := false
