@@ -174,3 +174,48 @@ func TestReadsMore(t *testing.T) {
 		}
 	}
 }
+
+// TestDropFaintInMotion: of a zone's fresh observations, a card face up
+// read below Unreadable, or not at all, where something moves is dropped;
+// a sure reading there, a back, and a faint reading where all is still
+// stay. CCTV clip seed 4701 (dondorf), frame 2216: the dealer's white
+// sleeve, blurred in motion, read as a 10♣ at 0.28 beside seat 6; held
+// while the arm moved on, it was counted as a card never read, and the
+// seat's two real cards, far from it, were left out of the round.
+func TestDropFaintInMotion(t *testing.T) {
+	w := newWatch(image.Rect(0, 0, 40, 30))
+	// The busy area: eighth-size pixels 10 to 19 across, 5 to 14 down.
+	for y := 5; y < 15; y++ {
+		for x := 10; x < 20; x++ {
+			w.busy[y*40+x] = true
+		}
+	}
+	z := &zone{watch: w}
+	// at returns an observation of a card centred at image pixel (x, y).
+	at := func(c string, conf float64, down bool, x, y float64) Observation {
+		o := Observation{Confidence: conf, FaceDown: down}
+		if c != "" {
+			o.Card = cards.MustParse(c)
+		}
+		for i, d := range [4][2]float64{{-25, -35}, {25, -35}, {25, 35}, {-25, 35}} {
+			o.ImageQuad[i] = pt(x+d[0], y+d[1])
+		}
+		return o
+	}
+	sleeve := at("TC", 0.28, false, 120, 80)
+	unread := at("", 0, false, 130, 90)
+	sure := at("KD", 0.95, false, 125, 85)
+	back := at("", 0.2, true, 120, 80)
+	still := at("7H", 0.3, false, 280, 200)
+	z.obs = []Observation{sleeve, unread, sure, back, still}
+	got := dropFaintInMotion(z)
+	want := []Observation{sure, back, still}
+	if len(got) != len(want) {
+		t.Fatalf("kept %d observations, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i].Card != want[i].Card || got[i].FaceDown != want[i].FaceDown || got[i].Confidence != want[i].Confidence {
+			t.Errorf("kept %d: %v (%.2f), want %v (%.2f)", i, got[i].Card, got[i].Confidence, want[i].Card, want[i].Confidence)
+		}
+	}
+}

@@ -557,6 +557,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 			return Frame{}, err
 		}
 		res = res[len(z.batch):]
+		z.obs = dropFaintInMotion(z)
 		if z.read {
 			z.obs = d.keepCovered(z, before)
 		}
@@ -731,6 +732,18 @@ func readsMore(a, b []Observation) bool {
 		}
 	}
 	return false
+}
+
+// dropFaintInMotion returns a zone's fresh observations without the
+// cards face up that lie in the busy area (where something moves: the
+// dealer's hand, arm and sleeve) read below Unreadable or not at all.
+// What the model half sees there is more likely the moving arm, blurred,
+// than a card; a card there is read once the area is still, and one read
+// before the arm came stays (keepCovered).
+func dropFaintInMotion(z *zone) []Observation {
+	return slices.DeleteFunc(z.obs, func(o Observation) bool {
+		return !o.FaceDown && o.Confidence < Unreadable && z.watch.covers(o)
+	})
 }
 
 // keepCovered adds to a zone's fresh observations the cards it saw before
