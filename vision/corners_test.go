@@ -11,6 +11,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"bjmonitor/calibration"
+	"bjmonitor/vision/classify"
 )
 
 func TestFindCorners(t *testing.T) {
@@ -690,4 +691,50 @@ func roundedCard(tl, u calibration.Point, radius, r float64) []calibration.Point
 		}
 	}
 	return out
+}
+
+// TestBacks: a back stands where two of its corners, read as a back,
+// agree on its centre; one corner found twice, a few millimetres apart
+// along an edge, is not two. CCTV clip seed 4716 (proc:6), round 1000:
+// the hole card's top edge, where the card beneath meets it, gave two
+// places 6 mm apart that read as a back's corner, U along the edge, and
+// put a second back, a quarter turned, beside the hole card.
+func TestBacks(t *testing.T) {
+	back := func(c corner) read {
+		return read{at: c, res: classify.Result{Back: true, Confidence: 0.95}}
+	}
+	// A back lying square, 63 wide and 88 tall, from (0, 0).
+	tl := corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}
+	tr := corner{P: pt(63, 0), U: pt(0, 1), V: pt(-1, 0)}
+	br := corner{P: pt(63, 88), U: pt(-1, 0), V: pt(0, -1)}
+	// Two places along the top edge, 6 mm apart, each taken for a corner
+	// with U along the edge.
+	onEdge := corner{P: pt(30, 0), U: pt(1, 0), V: pt(0, 1)}
+	onEdge2 := corner{P: pt(36, 0), U: pt(1, 0), V: pt(0, 1)}
+	for _, tc := range []struct {
+		name  string
+		reads []read
+		want  []calibration.Point // the backs' centres
+	}{
+		{"two corners along the short edge", []read{back(tl), back(tr)}, []calibration.Point{pt(31.5, 44)}},
+		{"two far corners", []read{back(tl), back(br)}, []calibration.Point{pt(31.5, 44)}},
+		{"one corner alone", []read{back(tl)}, nil},
+		{"one place on an edge found twice", []read{back(onEdge), back(onEdge2)}, nil},
+		{"a back, and one place on its edge found twice", []read{back(tl), back(tr), back(onEdge), back(onEdge2)}, []calibration.Point{pt(31.5, 44)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []calibration.Point
+			for _, b := range backs(tc.reads) {
+				got = append(got, b.centre)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("backs at %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i].Sub(tc.want[i]).Len() > 1 {
+					t.Errorf("back %d at %v, want %v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
 }

@@ -1168,11 +1168,31 @@ func dropTurned(faces []*faceGroup) {
 }
 
 // backHyp is where a back could lie: its centre and long axis, how many
-// corners read as a back agree on it, and the surest reading among them.
+// of its corners read as a back agree on it (corners), and the surest
+// reading among them.
 type backHyp struct {
 	centre, v calibration.Point
 	votes     int
 	conf      float64
+	corners   []calibration.Point
+}
+
+// backCornerApartMM: two readings of a back count as two of its corners
+// only this far apart. A card's corners lie a short edge (63 mm) or more
+// apart; two places found a few millimetres apart along one edge (where
+// the edge of a card beneath meets it) are one corner, or none, and
+// would put a second back, turned a quarter, beside the first.
+const backCornerApartMM = cardW / 2
+
+// vote counts corner p for h if it lies apart from the corners h has.
+func (h *backHyp) vote(p calibration.Point) {
+	for _, q := range h.corners {
+		if q.Sub(p).Len() < backCornerApartMM {
+			return
+		}
+	}
+	h.corners = append(h.corners, p)
+	h.votes++
 }
 
 // backs returns the card backs the readings show. A corner cannot tell
@@ -1213,13 +1233,13 @@ func backHyps(reads []read) []*backHyp {
 			matched := false
 			for _, x := range hyps {
 				if x.centre.Sub(h.c).Len() < sameBackMM {
-					x.votes++
+					x.vote(rd.at.P)
 					x.conf = math.Max(x.conf, rd.res.Confidence)
 					matched = true
 				}
 			}
 			if !matched {
-				hyps = append(hyps, &backHyp{centre: h.c, v: h.v, votes: 1, conf: rd.res.Confidence})
+				hyps = append(hyps, &backHyp{centre: h.c, v: h.v, votes: 1, conf: rd.res.Confidence, corners: []calibration.Point{rd.at.P}})
 			}
 		}
 	}
