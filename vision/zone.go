@@ -1167,12 +1167,11 @@ func dropTurned(faces []*faceGroup) {
 	}
 }
 
-// backHyp is where a back could lie: its centre and long axis, how many
-// of its corners read as a back agree on it (corners), and the surest
-// reading among them.
+// backHyp is where a back could lie: its centre and long axis, the
+// corners read as a back that agree on it, each one of its corners, and
+// the surest reading among them.
 type backHyp struct {
 	centre, v calibration.Point
-	votes     int
 	conf      float64
 	corners   []calibration.Point
 }
@@ -1192,7 +1191,6 @@ func (h *backHyp) vote(p calibration.Point) {
 		}
 	}
 	h.corners = append(h.corners, p)
-	h.votes++
 }
 
 // backs returns the card backs the readings show. A corner cannot tell
@@ -1201,10 +1199,10 @@ func (h *backHyp) vote(p calibration.Point) {
 // each clear of the others.
 func backs(reads []read) []*backHyp {
 	hyps := backHyps(reads)
-	sort.SliceStable(hyps, func(i, j int) bool { return hyps[i].votes > hyps[j].votes })
+	sort.SliceStable(hyps, func(i, j int) bool { return len(hyps[i].corners) > len(hyps[j].corners) })
 	var out []*backHyp
 	for _, h := range hyps {
-		if h.votes < backVotes {
+		if len(h.corners) < backVotes {
 			break
 		}
 		clash := false
@@ -1239,7 +1237,7 @@ func backHyps(reads []read) []*backHyp {
 				}
 			}
 			if !matched {
-				hyps = append(hyps, &backHyp{centre: h.c, v: h.v, votes: 1, conf: rd.res.Confidence, corners: []calibration.Point{rd.at.P}})
+				hyps = append(hyps, &backHyp{centre: h.c, v: h.v, conf: rd.res.Confidence, corners: []calibration.Point{rd.at.P}})
 			}
 		}
 	}
