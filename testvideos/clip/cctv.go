@@ -79,9 +79,10 @@ type cardLook struct {
 	blurDeg           float64
 }
 
+// look draws card's own look from the clip's seed: the same every frame.
 func (c *CCTV) look(card int) cardLook {
 	r := rand.New(rand.NewPCG(c.seed, splitmix(uint64(card)+1)))
-	l := cardLook{
+	return cardLook{
 		bend:     r.Float64() < c.BentShare,
 		bendPx:   uni(r, 0.8, 2.5),
 		bendDeg:  uni(r, 0, 360),
@@ -92,7 +93,6 @@ func (c *CCTV) look(card int) cardLook {
 		glareK:   uni(r, 0.25, 0.65),
 		blurDeg:  uni(r, 0, 180),
 	}
-	return l
 }
 
 // moving returns how far card c's smear reaches at frame f, as a share of
