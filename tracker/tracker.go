@@ -823,7 +823,9 @@ func (t *Tracker) confirm(tr *track, frame int) {
 // one. A split card starts a new hand of the seat it came from; any other
 // card joins the hand, at any seat, whose last card lies next to it (split
 // hands may reach into a neighbour's zone); a card near no hand starts the
-// first hand of the seat whose zone it lies in.
+// first hand of the seat whose zone it lies in. A card up to 2.5 hands'
+// reach from the nearest hand joins it in doubt; one further off, in a
+// seat's zone that has hands, joins none, and the round stands in doubt.
 func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 	if s, parent, moved := t.splitSource(r, tr); moved != nil {
 		// The pair's second card moved to a place of its own: it leaves
@@ -874,6 +876,10 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 		return true
 	case best != nil && bestD <= 2.5*t.cfg.HandMM:
 		r.doubts = append(r.doubts, fmt.Sprintf("seat %d: a card lay %.0f mm from its hand", best.n, bestD))
+	case zone > 0:
+		r.doubts = append(r.doubts, fmt.Sprintf("seat %d: a card lay %.0f mm from every hand, in none", zone, bestD))
+		tr.seat = -1
+		return false
 	default:
 		tr.seat = -1 // outside every hand and zone: the shoe, the discard rack
 		return false

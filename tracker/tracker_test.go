@@ -708,6 +708,66 @@ func TestCardsLaidByHand(t *testing.T) {
 	}
 }
 
+// A card counts in the hand whose last card lies next to it. One further
+// off, within 2.5 hands' reach, joins that hand in doubt; one further
+// still, in a seat's zone, joins no hand, and the round says so: a card
+// taken for another seat's cards, or the seat's cards taken for
+// something else, must not leave the round without a word.
+func TestCardFarFromItsHand(t *testing.T) {
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tableOf(t, l)
+	tests := []struct {
+		name      string
+		x, y      float64 // where the third card lies; the hand at (174, 395), seat 3
+		want      []string
+		wantDoubt string // "" for none
+	}{
+		{name: "next to the hand", x: 190.8, y: 360.2, want: []string{"3:4S", "3:9C", "3:KD"}},
+		{name: "beyond a hand's reach", x: 190, y: 483, want: []string{"3:4S", "3:9C", "3:KD"}, wantDoubt: "seat 3: a card lay 106 mm from its hand"},
+		{name: "beyond every hand's reach, in the seat's zone", x: 200, y: 535, want: []string{"3:4S", "3:9C"}, wantDoubt: "seat 3: a card lay 158 mm from every hand, in none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if seat, _ := table.ZoneAt(calibration.Point{X: tt.x, Y: tt.y}); seat != 3 {
+				t.Fatalf("(%v, %v) lies in seat %d's zone, want 3", tt.x, tt.y, seat)
+			}
+			f := newFelt(table)
+			f.tr.StartRound("1000", f.frame)
+			f.put("4S", 0.99, 174, 395, 86)
+			f.wait(1)
+			f.put("9C", 0.99, 181.4, 377.6, 86)
+			f.wait(1)
+			f.put("KD", 0.99, tt.x, tt.y, 86)
+			f.wait(1)
+			r, ok := f.tr.EndRound(f.frame)
+			if !ok {
+				t.Fatal("no round")
+			}
+			var got []string
+			for _, s := range r.Seats {
+				for hi := range s.Hands {
+					for _, c := range r.HandCards(s.Seat, hi) {
+						got = append(got, fmt.Sprintf("%d:%s", s.Seat, c.Text()))
+					}
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("cards %v, want %v", got, tt.want)
+			}
+			doubts := r.DoubtsAt(3)
+			switch {
+			case tt.wantDoubt == "" && len(doubts) > 0:
+				t.Errorf("doubts %q, want none", doubts)
+			case tt.wantDoubt != "" && !slices.Contains(doubts, tt.wantDoubt):
+				t.Errorf("doubts %q, want %q among them", doubts, tt.wantDoubt)
+			}
+		})
+	}
+}
+
 // felt feeds a tracker at 25 frames a second what lies on the felt.
 type felt struct {
 	tr    *tracker.Tracker
