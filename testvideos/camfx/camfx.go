@@ -7,7 +7,8 @@
 // place, with its strength as arguments, so that the still renderer
 // (package still) and the model's training data (models/cardindex/gendata)
 // use the same ones. Random draws are the caller's: an effect itself is
-// deterministic.
+// deterministic. Face, which shows a whole card face as the camera does,
+// draws its faults from the caller's generator.
 //
 //	camfx.ColourCast(&img, 1.08, 1.0, 0.9)  // warm tungsten light
 //	camfx.Sharpen(&img, 0.8, 1.2)           // CCTV sharpening halos

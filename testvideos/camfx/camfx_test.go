@@ -1,8 +1,10 @@
 package camfx
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -126,6 +128,8 @@ func TestBadArguments(t *testing.T) {
 	defer m.Close()
 	empty := gocv.NewMat()
 	defer empty.Close()
+	bgra := gocv.NewMatWithSize(88, 63, gocv.MatTypeCV8UC4)
+	defer bgra.Close()
 	tests := []struct {
 		name string
 		err  error
@@ -138,10 +142,46 @@ func TestBadArguments(t *testing.T) {
 		{"a shadow of strength 2", SoftShadow(&m, []Quad{q}, [2]float64{1, 1}, 2, 2)},
 		{"glare of width 0", GlareBand(&m, q, 0.5, 0, 0, 0.5)},
 		{"a bend of 50 px", Bend(&m, q, 50, [2]float64{0, 1})},
+		{"a BGR face", faceErr(m, 2)},
+		{"a face at 0 px/mm", faceErr(bgra, 0)},
 	}
 	for _, tt := range tests {
 		if tt.err == nil {
 			t.Errorf("%s: no error", tt.name)
 		}
+	}
+}
+
+// faceErr returns Face's error for face at r px/mm.
+func faceErr(face gocv.Mat, r float64) error {
+	out, err := Face(face, 63, 88, r, rand.New(rand.NewPCG(1, 1)))
+	if err == nil {
+		out.Close()
+	}
+	return err
+}
+
+// TestFace: a face comes out at the scale asked for, BGR, and the same
+// for the same draws.
+func TestFace(t *testing.T) {
+	face := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(250, 250, 250, 255), 176, 126, gocv.MatTypeCV8UC4)
+	defer face.Close()
+	shot := func(seed uint64) []byte {
+		out, err := Face(face, 63, 88, 1.5, rand.New(rand.NewPCG(seed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		if out.Cols() != 95 || out.Rows() != 132 || out.Type() != gocv.MatTypeCV8UC3 {
+			t.Fatalf("%dx%d type %v, want 95x132 BGR", out.Cols(), out.Rows(), out.Type())
+		}
+		return out.ToBytes()
+	}
+	a, b, c := shot(1), shot(1), shot(2)
+	if !bytes.Equal(a, b) {
+		t.Error("the same draws gave two pictures")
+	}
+	if bytes.Equal(a, c) {
+		t.Error("other draws gave the same picture")
 	}
 }

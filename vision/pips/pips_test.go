@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -13,65 +12,19 @@ import (
 
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
+	"bjmonitor/testvideos/camfx"
 	"bjmonitor/testvideos/cardart"
 )
 
 // camera renders face (BGRA, as cardart draws it) as an overhead camera
-// would show it once cut out of the frame at r px/mm: over felt, placed
-// up to 1.5 mm and 2° off (the card's outline is found to about that),
-// blurred, with sensor noise and JPEG blocking.
+// would show it once cut out of the frame at r px/mm (camfx.Face).
 func camera(tb testing.TB, face gocv.Mat, r float64, rng *rand.Rand) gocv.Mat {
 	tb.Helper()
-	sx := float64(face.Cols()) / cardW // face px per mm
-	w, h := int(math.Round(cardW*r)), int(math.Round(cardH*r))
-	ang := (rng.Float64()*4 - 2) * math.Pi / 180
-	dx, dy := rng.Float64()*3-1.5, rng.Float64()*3-1.5
-	// Output pixel (u, v) shows face point A·(u, v) + b, in face px.
-	k := sx / r
-	cos, sin := math.Cos(ang)*k, math.Sin(ang)*k
-	cx, cy := float64(w)/2, float64(h)/2
-	bx := float64(face.Cols())/2 + dx*sx - (cos*cx - sin*cy)
-	by := float64(face.Rows())/2 + dy*sx - (sin*cx + cos*cy)
-	m := gocv.NewMatWithSize(2, 3, gocv.MatTypeCV64F)
-	defer m.Close()
-	for i, v := range []float64{cos, -sin, bx, sin, cos, by} {
-		m.SetDoubleAt(i/3, i%3, v)
-	}
-	felt := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(40, 110, 30, 255), face.Rows(), face.Cols(), gocv.MatTypeCV8UC4)
-	defer felt.Close()
-	over := gocv.NewMat()
-	defer over.Close()
-	// Paint the felt where the face is transparent.
-	alpha := gocv.NewMat()
-	defer alpha.Close()
-	gocv.ExtractChannel(face, &alpha, 3)
-	face.CopyToWithMask(&felt, alpha)
-	bgr := gocv.NewMat()
-	defer bgr.Close()
-	gocv.CvtColor(felt, &bgr, gocv.ColorBGRAToBGR)
-	out := gocv.NewMat()
-	gocv.WarpAffineWithParams(bgr, &out, m, image.Pt(w, h), gocv.InterpolationArea|gocv.WarpInverseMap, gocv.BorderConstant, color.RGBA{R: 30, G: 110, B: 40})
-	sigma := 0.4 + rng.Float64()*0.6
-	gocv.GaussianBlur(out, &out, image.Point{}, sigma, sigma, gocv.BorderReplicate)
-	// Sensor noise, drawn from rng so that a run repeats exactly.
-	px, err := out.DataPtrUint8()
+	img, err := camfx.Face(face, cardW, cardH, r, rng)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for i, v := range px {
-		px[i] = uint8(min(max(float64(v)+rng.NormFloat64()*4, 0), 255))
-	}
-	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, out, []int{gocv.IMWriteJpegQuality, 60 + rng.IntN(31)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer buf.Close()
-	out.Close()
-	dec, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return dec
+	return img
 }
 
 // TestRead counts every card of the gnome and procedural decks that
