@@ -90,9 +90,9 @@ func TestTrainingSeesNoAcceptanceDeck(t *testing.T) {
 			}
 		}
 	})
-	// gendata makes the training data, and cardface draws its
-	// procedural designs.
-	for _, dir := range []string{filepath.Join("..", "..", "models", "cardindex", "gendata"), filepath.Join("..", "cardface")} {
+	// gendata and glyphs make the training data, and cardface draws
+	// the procedural designs.
+	for _, dir := range []string{filepath.Join("..", "..", "models", "cardindex", "gendata"), filepath.Join("..", "..", "models", "pipsuit", "glyphs"), filepath.Join("..", "cardface")} {
 		t.Run(filepath.Base(dir), func(t *testing.T) { noAcceptanceIn(t, dir) })
 	}
 }

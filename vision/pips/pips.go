@@ -75,7 +75,27 @@ type Face struct {
 	// cancel: about equal shares for black pips, a red share well above
 	// the others for red ones.
 	Ink [3]float64
+	// Glyphs are the pips that lie clear of the face's middle row, each
+	// cut out as GlyphPx × GlyphPx grey pixels (the darkest of the
+	// three colours, ink 0 and paper 255) around its ink, upright: those
+	// of the face's lower half, printed turned, are turned back. What a
+	// suit reader reads; the middle row's pips are printed upright
+	// whichever end of the card is up, so no glyph of theirs is.
+	Glyphs [][]byte
 }
+
+// GlyphPx is the side of a pip's glyph (Face.Glyphs) in pixels.
+const GlyphPx = 24
+
+// Where a glyph is cut.
+const (
+	// glyphSide is the glyph's side, in sides of its pip's ink box: a
+	// margin of paper around the pip.
+	glyphSide = 1.25
+	// middleRowMM: a pip whose centre lies this close to the face's
+	// middle line across is in the middle row (Glyphs).
+	middleRowMM = 3.0
+)
 
 // Read returns what face shows of its pips, and whether it shows a
 // number card's layout at all. face is the card's whole face, BGR, its
@@ -90,9 +110,11 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
 		return Face{}, false
 	}
-	region := face.Region(body)
-	defer region.Close()
-	ink, paper, ok := inkMask(region)
+	dark := darkest(face)
+	defer dark.Close()
+	darkBody := dark.Region(body)
+	defer darkBody.Close()
+	ink, paper, levels, ok := inkMask(darkBody)
 	if !ok {
 		return Face{}, false
 	}
@@ -100,10 +122,83 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	defer paper.Close()
 	blobs := components(ink, r, pt(bodyX0, bodyY0))
 	pips, ok := pipsOf(blobs)
-	if !ok || !laidOut(pips) {
+	if !ok || !laidOut(centres(pips)) {
 		return Face{}, false
 	}
-	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper)}, true
+	region := face.Region(body)
+	defer region.Close()
+	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper), Glyphs: glyphs(dark, levels, body.Min, pips, r)}, true
+}
+
+// centres returns where the blobs lie.
+func centres(blobs []blob) []point {
+	out := make([]point, len(blobs))
+	for i, b := range blobs {
+		out[i] = b.at
+	}
+	return out
+}
+
+// glyphs cuts the pips of a face that lie clear of the middle row, as
+// Face.Glyphs has them, from dark, the face's darkest colour, whose ink
+// and paper lie at levels. The pips were found in the face's body, whose
+// top-left corner lies at origin on the face; their ink may run past it.
+func glyphs(dark gocv.Mat, levels [2]float64, origin image.Point, pips []blob, r float64) [][]byte {
+	inkLevel, paperLevel := levels[0], levels[1]
+	span := math.Max(paperLevel-inkLevel, 1)
+	bounds := image.Rect(0, 0, dark.Cols(), dark.Rows())
+	glyph, tile := gocv.NewMat(), gocv.NewMat()
+	defer glyph.Close()
+	defer tile.Close()
+	var out [][]byte
+	for _, p := range pips {
+		if math.Abs(p.at.y-cardH/2) < middleRowMM {
+			continue
+		}
+		side := int(math.Ceil(float64(max(p.box.Dx(), p.box.Dy())) * glyphSide))
+		c := p.box.Min.Add(p.box.Max).Div(2).Add(origin)
+		sq := image.Rect(c.X-side/2, c.Y-side/2, c.X-side/2+side, c.Y-side/2+side)
+		// A glyph's margin may reach past the face: paper there.
+		in := sq.Intersect(bounds)
+		if in.Empty() {
+			continue
+		}
+		src := dark.Region(in)
+		if in != sq {
+			paper := gocv.NewScalar(paperLevel, 0, 0, 0)
+			tile.Close()
+			tile = gocv.NewMatWithSizeFromScalar(paper, side, side, gocv.MatTypeCV8UC1)
+			dst := tile.Region(in.Sub(sq.Min))
+			src.CopyTo(&dst)
+			dst.Close()
+			src.Close()
+			src = tile.Region(image.Rect(0, 0, side, side))
+		}
+		gocv.Resize(src, &glyph, image.Pt(GlyphPx, GlyphPx), 0, 0, gocv.InterpolationArea)
+		src.Close()
+		if p.at.y > cardH/2 {
+			gocv.Rotate(glyph, &glyph, gocv.Rotate180Clockwise)
+		}
+		b := glyph.ToBytes()
+		for i, v := range b {
+			b[i] = uint8(min(max((float64(v)-inkLevel)/span*255, 0), 255))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// darkest returns the darkest of bgr's three colours at each pixel, where
+// black and red ink are both dark. The caller closes it.
+func darkest(bgr gocv.Mat) gocv.Mat {
+	dark := gocv.NewMat()
+	ch := gocv.Split(bgr)
+	gocv.Min(ch[0], ch[1], &dark)
+	gocv.Min(dark, ch[2], &dark)
+	for _, c := range ch {
+		c.Close()
+	}
+	return dark
 }
 
 // inkColour returns the mean colour of the ink in bgr, channel by
@@ -114,19 +209,11 @@ func inkColour(bgr, ink, paper gocv.Mat) [3]float64 {
 	return [3]float64{share(i.Val1, p.Val1), share(i.Val2, p.Val2), share(i.Val3, p.Val3)}
 }
 
-// inkMask returns the pixels of bgr darker than the paper, in the
-// darkest of the three colours (black and red ink both), and the paper's:
-// Otsu's threshold, where ink and paper differ by minContrast at least.
-// The caller closes both.
-func inkMask(bgr gocv.Mat) (ink, paper gocv.Mat, ok bool) {
-	dark := gocv.NewMat()
-	defer dark.Close()
-	ch := gocv.Split(bgr)
-	gocv.Min(ch[0], ch[1], &dark)
-	gocv.Min(dark, ch[2], &dark)
-	for _, c := range ch {
-		c.Close()
-	}
+// inkMask returns the pixels of dark (the darkest of a face's three
+// colours, where black and red ink both are dark) that are ink and those
+// that are paper, and the mean level of each: Otsu's threshold, where ink
+// and paper differ by minContrast at least. The caller closes both masks.
+func inkMask(dark gocv.Mat) (ink, paper gocv.Mat, levels [2]float64, ok bool) {
 	ink, paper = gocv.NewMat(), gocv.NewMat()
 	gocv.Threshold(dark, &ink, 0, 255, gocv.ThresholdBinaryInv|gocv.ThresholdOtsu)
 	gocv.BitwiseNot(ink, &paper)
@@ -135,16 +222,18 @@ func inkMask(bgr gocv.Mat) (ink, paper gocv.Mat, ok bool) {
 		paperMean.Val1-inkMean.Val1 < minContrast {
 		ink.Close()
 		paper.Close()
-		return gocv.Mat{}, gocv.Mat{}, false
+		return gocv.Mat{}, gocv.Mat{}, levels, false
 	}
-	return ink, paper, true
+	return ink, paper, [2]float64{inkMean.Val1, paperMean.Val1}, true
 }
 
 // blob is a connected piece of ink: its area in mm², its centroid in mm
-// on the face, and the larger side of its bounding box in mm.
+// on the face, the larger side of its bounding box in mm, and that box in
+// the mask's pixels.
 type blob struct {
 	area, extent float64
 	at           point
+	box          image.Rectangle
 }
 
 // components returns the pieces of ink in mask no smaller than
@@ -163,8 +252,9 @@ func components(mask gocv.Mat, r float64, origin point) []blob {
 			continue
 		}
 		c := pt(centroids.GetDoubleAt(i, 0)/r, centroids.GetDoubleAt(i, 1)/r)
-		ext := float64(max(stats.GetIntAt(i, int(gocv.CC_STAT_WIDTH)), stats.GetIntAt(i, int(gocv.CC_STAT_HEIGHT)))) / r
-		out = append(out, blob{area: a, extent: ext, at: origin.add(c)})
+		x, y := int(stats.GetIntAt(i, int(gocv.CC_STAT_LEFT))), int(stats.GetIntAt(i, int(gocv.CC_STAT_TOP)))
+		w, h := int(stats.GetIntAt(i, int(gocv.CC_STAT_WIDTH))), int(stats.GetIntAt(i, int(gocv.CC_STAT_HEIGHT)))
+		out = append(out, blob{area: a, extent: float64(max(w, h)) / r, at: origin.add(c), box: image.Rect(x, y, x+w, y+h)})
 	}
 	return out
 }
@@ -172,7 +262,7 @@ func components(mask gocv.Mat, r float64, origin point) []blob {
 // pipsOf returns the blobs that are pips: those near the largest one in
 // size, where the largest is a pip's size, no blob is larger than a pip
 // or lies between pip and print in size, and there are 2 to 10.
-func pipsOf(blobs []blob) ([]point, bool) {
+func pipsOf(blobs []blob) ([]blob, bool) {
 	largest := 0.0
 	for _, b := range blobs {
 		if b.extent > maxInkMM {
@@ -183,11 +273,11 @@ func pipsOf(blobs []blob) ([]point, bool) {
 	if largest < minPipMM2 || largest > maxPipMM2 {
 		return nil, false
 	}
-	var pips []point
+	var pips []blob
 	for _, b := range blobs {
 		switch {
 		case b.area >= pipShare*largest:
-			pips = append(pips, b.at)
+			pips = append(pips, b)
 		case b.area >= doubtShare*largest:
 			return nil, false
 		}

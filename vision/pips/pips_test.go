@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +138,74 @@ func TestReadAcceptance(t *testing.T) {
 		report = append(report, fmt.Sprintf("%s %d/%d", d.Name, dc, dn))
 	}
 	t.Logf("acceptance number cards counted: %d of %d; per deck: %s", counted, number, strings.Join(report, ", "))
+}
+
+// TestGlyphs: a counted face gives a glyph for each pip clear of its
+// middle row, each upright: the glyphs of a spade, heart or club face,
+// printed half of them turned, all look alike, and unlike the first one
+// upside down. Development decks at 2 px/mm through the camera.
+func TestGlyphs(t *testing.T) {
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		t.Skipf("no card art: %v", err)
+	}
+	defer art.Close()
+	const r = 2.0
+	rng := rand.New(rand.NewPCG(5, 1))
+	// ink is a glyph's ink row by row, top to bottom: how a pip's shape
+	// runs from its top to its foot, whatever its place across.
+	ink := func(g []byte) []float64 {
+		out := make([]float64, GlyphPx)
+		for i, v := range g {
+			out[i/GlyphPx] += 255 - float64(v)
+		}
+		return out
+	}
+	// diff is the mean absolute difference of two rows of ink.
+	diff := func(a, b []float64) float64 {
+		var d float64
+		for i := range a {
+			d += math.Abs(a[i] - b[i])
+		}
+		return d / float64(len(a))
+	}
+	faces := 0
+	for _, deck := range []string{"anglo", "bellot", "proc:3", "proc:12"} {
+		for _, c := range cards.Deck() {
+			if c.Rank < 2 || c.Rank > 10 || c.Suit == cards.Diamonds {
+				continue
+			}
+			face, err := art.Face(deck, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := camera(t, face, r, rng)
+			f, ok := Read(img, r)
+			img.Close()
+			if !ok {
+				continue
+			}
+			faces++
+			if len(f.Glyphs) == 0 || len(f.Glyphs) > f.Pips || len(f.Glyphs) < f.Pips-3 {
+				t.Errorf("%s %v: %d glyphs of %d pips", deck, c, len(f.Glyphs), f.Pips)
+				continue
+			}
+			first := ink(f.Glyphs[0])
+			turned := slices.Clone(first)
+			slices.Reverse(turned)
+			for i, g := range f.Glyphs {
+				if len(g) != GlyphPx*GlyphPx {
+					t.Fatalf("%s %v: glyph %d has %d pixels", deck, c, i, len(g))
+				}
+				if alike, upsideDown := diff(ink(g), first), diff(ink(g), turned); alike >= upsideDown {
+					t.Errorf("%s %v: glyph %d differs from the first by %.0f, from it upside down by %.0f", deck, c, i, alike, upsideDown)
+				}
+			}
+		}
+	}
+	if faces < 80 {
+		t.Errorf("%d faces counted, want 80 at least", faces)
+	}
 }
 
 // TestReadRefuses: what is no card face gives no count.
