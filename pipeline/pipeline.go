@@ -58,6 +58,10 @@ type Config struct {
 	// the features model at FeaturesModel, and the model reads the rest
 	// (classify.Enrolled).
 	Deck, FeaturesModel string
+	// SuitsModel, when set and Vision.CountPips is, is the pip suit model
+	// (classify.PipSuits): the pips counted are read for their suit too
+	// (vision.Options.Suits).
+	SuitsModel string
 	// FPS is the video's frame rate; it sets the tracker's timings.
 	FPS float64
 	// Controlled: the controller's game_start and game_end mark rounds, so
@@ -108,12 +112,13 @@ type model interface {
 // Pipeline is one table's stages. It owns the detector and the classifier
 // it opens: Close releases them.
 type Pipeline struct {
-	cfg Config
-	cal *calibration.Calibration
-	clf model
-	det *vision.Detector
-	trk *tracker.Tracker
-	rec *alerts.Reconciler
+	cfg   Config
+	cal   *calibration.Calibration
+	clf   model
+	suits *classify.PipSuits // cfg.Vision.Suits, where SuitsModel is set
+	det   *vision.Detector
+	trk   *tracker.Tracker
+	rec   *alerts.Reconciler
 	// entries holds each round's controller events, by round id, until
 	// the round is reconciled.
 	entries map[string][]controller.Event
@@ -228,6 +233,14 @@ func New(cfg Config) (*Pipeline, error) {
 			return nil, err
 		}
 	}
+	var suits *classify.PipSuits
+	if cfg.SuitsModel != "" && cfg.Vision.CountPips {
+		if suits, err = classify.OpenPipSuits(cfg.SuitsModel); err != nil {
+			clf.Close()
+			return nil, err
+		}
+		cfg.Vision.Suits = suits
+	}
 	tcfg := tracker.DefaultConfig(cfg.FPS)
 	tcfg.Controlled = cfg.Controlled
 	rc := cfg.Reconcile
@@ -235,6 +248,7 @@ func New(cfg Config) (*Pipeline, error) {
 	return &Pipeline{
 		cfg:         cfg,
 		clf:         clf,
+		suits:       suits,
 		trk:         tracker.New(tcfg, cfg.Table, cfg.Rules),
 		rec:         alerts.NewReconciler(rc, cfg.Meter),
 		entries:     map[string][]controller.Event{},
@@ -244,13 +258,17 @@ func New(cfg Config) (*Pipeline, error) {
 	}, nil
 }
 
-// Close releases the detector, the model and the cropper. Safe to call
+// Close releases the detector, the models and the cropper. Safe to call
 // twice.
 func (p *Pipeline) Close() error {
 	p.closeDetector()
 	if p.clf != nil {
 		p.clf.Close()
 		p.clf = nil
+	}
+	if p.suits != nil {
+		p.suits.Close()
+		p.suits = nil
 	}
 	if p.cutter != nil {
 		p.cutter.Close()

@@ -273,9 +273,17 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 		if tr.disputed {
 			conf = min(conf, vision.DisputedConfidence)
 		}
+		// The pips name the other suit of the colour: the card is taken
+		// as they say, in doubt, the index's reading its rival.
+		var other []cards.Card
+		if s := tr.pipSuit(id); s != 0 {
+			other = []cards.Card{id}
+			id.Suit = s
+			conf = min(conf, vision.DisputedConfidence)
+		}
 		c := Card{Card: id, Sighting: Sighting{Confidence: conf, Frame: tr.confirmAt, Order: order[tr], Sideways: tr.sideways, Clipped: tr.clipped, At: tr.pos}}
 		if conf < vision.Confident {
-			c.Candidates = tr.candidates(id)
+			c.Candidates = tr.candidates(id, other...)
 		}
 		c.FaceDown = !id.Rank.Valid() && tr.downs > 0 && !tr.faceUp
 		return c

@@ -104,7 +104,10 @@ type track struct {
 	rankReads int
 	// rivals are the other cards the corners of its clear readings were
 	// read as (vision.Observation.Rivals).
-	rivals    []cards.Card
+	rivals []cards.Card
+	// pips counts the sightings whose pips were read surely as a suit,
+	// by what they said (vision.Observation.Pips).
+	pips      map[cards.Card]int
 	downs     int  // frames face down
 	blanks    int  // frames face up, unread: a card by its outline alone
 	faints    int  // frames read only below vision.Unreadable
@@ -473,6 +476,12 @@ func (t *Tracker) update(tr *track, o vision.Observation, frame int) {
 		tr.gone = false // it was only covered
 	}
 	tr.faceUp = !o.FaceDown
+	if o.Pips.Valid() && !o.FaceDown {
+		if tr.pips == nil {
+			tr.pips = map[cards.Card]int{}
+		}
+		tr.pips[o.Pips]++
+	}
 	switch {
 	case o.FaceDown:
 		tr.downs += t.span
@@ -719,14 +728,16 @@ func (tr *track) addRivals(cs []cards.Card) {
 
 // candidates returns the cards a track taken for card id may be, where
 // its reading is in dispute (its corners were read as other cards too,
-// its rivals): id, the other cards it was clearly read as, and its
-// rivals, in the deck's order. Nil where no reading was disputed: a card
-// read doubtfully may be any card.
-func (tr *track) candidates(id cards.Card) []cards.Card {
-	if len(tr.rivals) == 0 || !id.Valid() {
+// its rivals, or its pips as another suit than its index: other): id,
+// the other cards it was clearly read as, its rivals and other, in the
+// deck's order. Nil where no reading was disputed: a card read
+// doubtfully may be any card.
+func (tr *track) candidates(id cards.Card, other ...cards.Card) []cards.Card {
+	if len(tr.rivals) == 0 && len(other) == 0 || !id.Valid() {
 		return nil
 	}
 	out := append([]cards.Card{id}, tr.rivals...)
+	out = append(out, other...)
 	for c := range tr.votes {
 		out = append(out, c)
 	}
@@ -734,6 +745,33 @@ func (tr *track) candidates(id cards.Card) []cards.Card {
 		return cmp.Or(cmp.Compare(a.Suit, b.Suit), cmp.Compare(a.Rank, b.Rank))
 	})
 	return slices.Compact(out)
+}
+
+// pipSuit returns the suit the card's pips name, where they name one
+// other than id's, of its colour: most of the sightings whose pips were
+// read surely as a suit and counted id's rank said so. Otherwise 0. A
+// number card's pips are drawn large, where its index's pip is a few
+// pixels across on camera: a club and a spade, or a heart and a diamond,
+// are told apart surely by the pips where the index's may be taken for
+// the other suit of the colour.
+func (tr *track) pipSuit(id cards.Card) cards.Suit {
+	if !id.Valid() {
+		return 0
+	}
+	votes := map[cards.Suit]int{}
+	n := 0
+	for c, k := range tr.pips {
+		if c.Rank == id.Rank && c.Suit.Red() == id.Suit.Red() {
+			votes[c.Suit] += k
+			n += k
+		}
+	}
+	for s, k := range votes {
+		if s != id.Suit && 2*k > n {
+			return s
+		}
+	}
+	return 0
 }
 
 // tally is what a track's readings say of one card.

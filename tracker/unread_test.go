@@ -203,6 +203,11 @@ func playUnread(tr *tracker.Tracker, fps float64, second, hole []sighting, at ca
 					}
 					o.Angle = a
 				}
+				// "2S|2C": read as the 2♠, its pips as the 2♣.
+				read, pips, _ := strings.Cut(read, "|")
+				if pips != "" {
+					o.Pips = cards.MustParse(pips)
+				}
 				name, rivals, _ := strings.Cut(read, "/")
 				if err := o.Card.UnmarshalText([]byte(name)); err != nil {
 					panic(err)
@@ -297,6 +302,45 @@ func TestCandidatesOfACard(t *testing.T) {
 			}
 			if got := c.Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
 				t.Errorf("seat 4's second card (confidence %.2f): %s, want %s", c.Confidence, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSuitOfThePips deals seat 4's second card read as the cases say (a
+// card read as "2S|2C" is a 2♠ by its index whose pips vision read as the
+// 2♣) and checks the card the round has and the cards it may be. Pips
+// that name the other suit of the colour in most of the sightings that
+// read them, of the card's rank, make the card theirs, in doubt, the
+// index's reading its rival. Procedural deck 4 (clip seed 2401, round
+// 1003): the dealer's 2♣ read as the 2♠ by its index, the 2♣ by its
+// pips the one time they showed.
+func TestSuitOfThePips(t *testing.T) {
+	tests := []struct {
+		name   string
+		second []sighting
+		want   string // the card and its candidates
+		sure   bool
+	}{
+		{"pips agree", []sighting{{4, "2S|2S", 0}}, "2S []", true},
+		{"pips name the other suit of the colour", []sighting{{4, "2S|2C", 0}}, "2C [2S 2C]", false},
+		{"pips read once, then covered", []sighting{{1, "2S|2C", 0}, {3, "2S", 0}}, "2C [2S 2C]", false},
+		{"pips read both ways as long", []sighting{{2, "2S|2C", 0}, {2, "2S|2S", 0}}, "2S []", true},
+		{"pips of another rank", []sighting{{4, "2S|3C", 0}}, "2S []", true},
+		{"a red card", []sighting{{4, "5H|5D", 0}}, "5D [5H 5D]", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := secondCard(t, tt.second)
+			var names []string
+			for _, k := range c.Candidates {
+				names = append(names, k.String())
+			}
+			if got := c.Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
+				t.Errorf("seat 4's second card: %s, want %s", got, tt.want)
+			}
+			if sure := c.Confidence >= vision.Confident; sure != tt.sure {
+				t.Errorf("seat 4's second card read with confidence %.2f: sure %v, want %v", c.Confidence, sure, tt.sure)
 			}
 		})
 	}

@@ -20,7 +20,8 @@ import (
 // each frame. Its frames take turns between two rounds' fullest moments
 // (every seat and the dealer holding cards, no hand over them), so no
 // corner looks as it did when last read and every crop goes to the model.
-// "without pips" is "everything changed" without Options.CountPips.
+// Pips are counted and their suits read (Options.Suits), as the monitor
+// runs; "without pips" is "everything changed" without Options.CountPips.
 // "no model" is "everything changed" with a reader that answers none at
 // once: what the detector's own work costs, which no model can save.
 // "grid only" is the part of that every zone read needs whatever it finds:
@@ -32,7 +33,7 @@ func BenchmarkDetect(b *testing.B) {
 	cfg.Rounds, cfg.Seed = 2, 3
 	cfg.Players = []int{1, 2, 3, 4, 5, 6, 7}
 	st := newStage(b, cfg, scene.DefaultConfig())
-	model := openReader(b)
+	model, suits := openReader(b), openSuits(b)
 	frames := min(st.s.Frames, 250)
 	if testing.Short() {
 		frames = 50
@@ -63,6 +64,7 @@ func BenchmarkDetect(b *testing.B) {
 			}
 			opts := vision.DefaultOptions()
 			opts.CountPips = mode != "without pips"
+			opts.Suits = suits // as the monitor runs
 			det, err := vision.NewDetector(st.cal, clf, opts)
 			if err != nil {
 				b.Fatal(err)

@@ -23,6 +23,14 @@ type Reader interface {
 	Classify(crops []gocv.Mat) ([]classify.Result, error)
 }
 
+// SuitReader reads the suit of pips: for each glyph (pips.GlyphPx²
+// grey pixels, as pips.Face.Glyphs has them) the natural log of the
+// probability of each suit, in cards.Suits' order. The detector calls it
+// from its zone workers at once.
+type SuitReader interface {
+	ReadSuits(glyphs [][]byte) ([][4]float64, error)
+}
+
 // Options tune the detector. DefaultOptions suits 1080p and 4K footage
 // with the card area at 1.5 px/mm or more.
 type Options struct {
@@ -68,6 +76,9 @@ type Options struct {
 	// and counted in the zone workers while the model reads, and a
 	// frame where every zone changed takes no measurably longer.
 	CountPips bool
+	// Suits, with CountPips, reads the suit of the pips counted
+	// (Observation.Pips); nil reads none.
+	Suits SuitReader
 }
 
 // DefaultOptions returns the options the monitor runs with.

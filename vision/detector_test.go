@@ -24,6 +24,7 @@ import (
 var (
 	modelPath     = filepath.Join("..", "models", "cardindex", "cardindex.onnx")
 	fastModelPath = filepath.Join("..", "models", "cardindex", "cardindex-fast.onnx")
+	suitsPath     = filepath.Join("..", "models", "pipsuit", "pipsuit.onnx")
 )
 
 // openReader opens the shipped reader; the test closes it.
@@ -35,6 +36,18 @@ func openReader(tb testing.TB) *classify.Cascade {
 	}
 	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+// openSuits opens the pip suit model the monitor runs with; the test's
+// cleanup closes it.
+func openSuits(tb testing.TB) *classify.PipSuits {
+	tb.Helper()
+	p, err := classify.OpenPipSuits(suitsPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
 }
 
 // loneCardStage is a stage of the 1080p view, for a test that lays its

@@ -35,6 +35,12 @@ type Observation struct {
 	// or one of them, unless every reading of it was wrong. Nil where
 	// no other card was read there.
 	Rivals []cards.Card
+	// Pips is what the card's pips say where they were counted
+	// (Options.CountPips): the rank they count and, where
+	// Options.Suits reads them surely as one of the two suits of the
+	// colour Card reads, that suit. The zero Card where no pips were
+	// counted; its Suit is zero where none was read surely.
+	Pips cards.Card
 	// indices is how many index corners were read as Card: two where
 	// both of a card's index corners were seen and agree, none for a
 	// back or a card unread.

@@ -49,8 +49,18 @@ const maxScaleTries = 4
 // at scale pxPerMM (at the picture's centre) when that is positive, or
 // else at the scale that reads the cards best (searchScale). Either way
 // the whole picture is read as one zone, with the detector the monitor
-// runs on video, at once (nothing needs to settle in a still).
-func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerMM float64) (Still, error) {
+// runs on video, at once (nothing needs to settle in a still). suits,
+// when not nil, reads the suit of the pips of each number card that
+// lies whole: where they name the other suit of the colour its index
+// reads, the card is theirs, in doubt (bySuitOfPips).
+func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits SuitReader, pxPerMM float64) (Still, error) {
+	st, err := readStill(img, cal, reader, suits, pxPerMM)
+	bySuitOfPips(st.Cards)
+	return st, err
+}
+
+// readStill is ReadStill before the pips' suits are weighed.
+func readStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits SuitReader, pxPerMM float64) (Still, error) {
 	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
 		return Still{}, errors.New("vision: want an 8-bit BGR picture")
 	}
@@ -61,7 +71,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if cal.Table.ImageWidth != img.Cols() || cal.Table.ImageHeight != img.Rows() {
 			return Still{}, fmt.Errorf("vision: the picture is %dx%d, the calibration's camera %dx%d", img.Cols(), img.Rows(), cal.Table.ImageWidth, cal.Table.ImageHeight)
 		}
-		cs, _, _, err := readWhole(img, cal, reader)
+		cs, _, _, err := readWhole(img, cal, reader, suits)
 		return Still{Cards: cs, Cal: cal}, err
 	}
 	p, err := FindPlane(img)
@@ -72,7 +82,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 		if pxPerMM < 0.5 || pxPerMM > 8 {
 			return Still{}, fmt.Errorf("vision: %.2f px/mm: no card index can be read below 0.5 px/mm, nor rectified above 8", pxPerMM)
 		}
-		st, _, _, err := readAtScale(img, p, reader, pxPerMM)
+		st, _, _, err := readAtScale(img, p, reader, suits, pxPerMM)
 		return st, err
 	}
 	var edges []float64
@@ -83,7 +93,7 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	}
 	read := map[float64]Still{}
 	px, err := searchScale(edges, p.Fit.Perspective, func(px float64) (stillScore, measure, error) {
-		st, sc, m, err := readAtScale(img, p, reader, px)
+		st, sc, m, err := readAtScale(img, p, reader, suits, px)
 		read[px] = st
 		return sc, m, err
 	})
@@ -93,15 +103,32 @@ func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, pxPerM
 	return read[px], nil
 }
 
+// bySuitOfPips takes, for each card of cs whose pips were counted at its
+// rank and read surely as the other suit of the colour its index reads
+// (Observation.Pips), the pips' suit, in doubt: DisputedConfidence at
+// most, the index's reading its rival. A still is one sighting, as the
+// tracker weighs a card's sightings on video.
+func bySuitOfPips(cs []Observation) {
+	for i := range cs {
+		c := &cs[i]
+		if !c.Pips.Valid() || !c.Card.Valid() || c.Pips.Rank != c.Card.Rank || c.Pips.Suit == c.Card.Suit {
+			continue
+		}
+		c.Rivals = append(c.Rivals, c.Card)
+		c.Card.Suit = c.Pips.Suit
+		c.Confidence = min(c.Confidence, DisputedConfidence)
+	}
+}
+
 // readAtScale reads a still on plane p at px pixels a mm, and scores that
 // scale: its stillScore and the scale's measure by the cards read at both
 // index corners (diagonalRatio).
-func readAtScale(img gocv.Mat, p *Plane, reader Reader, px float64) (Still, stillScore, measure, error) {
+func readAtScale(img gocv.Mat, p *Plane, reader Reader, suits SuitReader, px float64) (Still, stillScore, measure, error) {
 	c, err := p.Calibration(px)
 	if err != nil {
 		return Still{}, stillScore{}, measure{}, err
 	}
-	cs, sc, m, err := readWhole(img, c, reader)
+	cs, sc, m, err := readWhole(img, c, reader, suits)
 	if err != nil {
 		return Still{}, stillScore{}, measure{}, err
 	}
@@ -413,7 +440,7 @@ func readScore(cs []Observation) float64 {
 // (agreeingCorners); by how well the cards read cover the paper
 // (paperCover); and by how far apart the corners of the cards read at
 // both lie (diagonalRatio). The score's reads are left to the caller.
-func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Observation, stillScore, measure, error) {
+func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits SuitReader) ([]Observation, stillScore, measure, error) {
 	whole, err := wholeView(cal)
 	if err != nil {
 		return nil, stillScore{}, measure{}, err
@@ -421,6 +448,7 @@ func readWhole(img gocv.Mat, cal *calibration.Calibration, reader Reader) ([]Obs
 	opts := DefaultOptions()
 	opts.MarginMM, opts.SettleFrames, opts.MaxWaitFrames = 10, 0, 1
 	opts.Workers = runtime.GOMAXPROCS(0)
+	opts.Suits = suits
 	// The detector's grid holds at most 16M pixels a zone: a wide view
 	// is rectified coarser.
 	minX, minY, maxX, maxY := bounds(whole.Table.Dealer.Polygon)

@@ -24,6 +24,7 @@ var (
 	stillsDecks = flag.String("stills.decks", "", "decks for TestStillAccuracy, comma separated (default: the models' held-out gnome decks)")
 	stillsSeed  = flag.Uint64("stills.seed", 1000, "seed of the first picture")
 	stillsScale = flag.Bool("stills.scale", false, "give the reader each picture's scale, as --px-per-mm does")
+	stillsSuits = flag.Bool("stills.suits", true, "read the pips' suits, as monitor read does by default (false: as with vision.suits_model \"\")")
 )
 
 // quickBar is the share (%) of face-up cards the quick set must find,
@@ -136,7 +137,7 @@ func foundWithin(quad [4][2]float64) float64 {
 
 // readRendered renders the still of deck and seed, reads it as monitor
 // read does, logs and returns its score.
-func readRendered(t *testing.T, reader vision.Reader, deck string, seed uint64) stillScore {
+func readRendered(t *testing.T, reader vision.Reader, suits vision.SuitReader, deck string, seed uint64) stillScore {
 	t.Helper()
 	newArt := cardart.New
 	if strings.HasPrefix(deck, cardart.AcceptancePrefix) {
@@ -156,7 +157,7 @@ func readRendered(t *testing.T, reader vision.Reader, deck string, seed uint64) 
 	if *stillsScale {
 		px = st.PxPerMM
 	}
-	got, err := vision.ReadStill(st.Image, nil, reader, px)
+	got, err := vision.ReadStill(st.Image, nil, reader, suits, px)
 	if err != nil {
 		t.Errorf("%s seed %d: %v", deck, seed, err)
 		got = vision.Still{} // every card missed
@@ -191,13 +192,17 @@ func TestStillAccuracy(t *testing.T) {
 		decks = strings.Split(*stillsDecks, ",")
 	}
 	reader := openReader(t)
+	var suits vision.SuitReader = openSuits(t)
+	if !*stillsSuits {
+		suits = nil
+	}
 	var all stillScore
 	per := map[string]stillScore{}
 	// Picture by picture, each deck in turn: a run stopped early has
 	// measured every deck alike.
 	for i := range n {
 		for _, deck := range decks {
-			sc := readRendered(t, reader, deck, *stillsSeed+uint64(i))
+			sc := readRendered(t, reader, suits, deck, *stillsSeed+uint64(i))
 			ds := per[deck]
 			ds.add(sc)
 			per[deck] = ds
@@ -244,10 +249,10 @@ func TestStillAccuracy(t *testing.T) {
 //     scale that card measures, it alone pairs (the others' far corners
 //     read unsurely), and no scale was found.
 func TestStillOneHand(t *testing.T) {
-	reader := openReader(t)
+	reader, suits := openReader(t), openSuits(t)
 	for _, deck := range []string{"tigullio", "tango"} {
 		t.Run(deck, func(t *testing.T) {
-			sc := readRendered(t, reader, deck, 1046)
+			sc := readRendered(t, reader, suits, deck, 1046)
 			if sc.faceUp != 3 || sc.right != 3 || sc.confident != 3 || sc.confidentWrong != 0 {
 				t.Errorf("%d face-up cards, %d read right, %d confidently, %d confident wrong; want 3 right, 3 confidently, none wrong", sc.faceUp, sc.right, sc.confident, sc.confidentWrong)
 			}
@@ -277,13 +282,13 @@ func TestStillOneHand(t *testing.T) {
 // Every card must be found, all but one read right, none confidently
 // wrong.
 func TestStillUprightIndex(t *testing.T) {
-	reader := openReader(t)
+	reader, suits := openReader(t), openSuits(t)
 	for _, tc := range []struct {
 		deck string
 		seed uint64
 	}{{"proc:4u", 1035}, {"proc:2u", 1049}, {"proc:4u", 1049}} {
 		t.Run(fmt.Sprintf("%s/%d", tc.deck, tc.seed), func(t *testing.T) {
-			sc := readRendered(t, reader, tc.deck, tc.seed)
+			sc := readRendered(t, reader, suits, tc.deck, tc.seed)
 			if sc.found != sc.faceUp || sc.right < sc.faceUp-1 || sc.confidentWrong != 0 {
 				t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found, all but one right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong)
 			}
@@ -298,7 +303,7 @@ func TestStillUprightIndex(t *testing.T) {
 // where no such card lies. Every card lying whole must be read right,
 // and nothing read confidently where it does not lie.
 func TestStillCutByEdge(t *testing.T) {
-	sc := readRendered(t, openReader(t), "proc:5", 1049)
+	sc := readRendered(t, openReader(t), openSuits(t), "proc:5", 1049)
 	if sc.right != sc.faceUp || sc.confidentWrong != 0 {
 		t.Errorf("%d face-up cards, %d read right, %d confident wrong; want all right, none wrong", sc.faceUp, sc.right, sc.confidentWrong)
 	}

@@ -148,6 +148,12 @@ type VisionConfig struct {
 	// where they count another rank than its index reads, the count
 	// stands, for review (vision.Options.CountPips).
 	CountPips bool `mapstructure:"count_pips"`
+	// SuitsModel is the pip suit model (models/pipsuit): with CountPips,
+	// the pips counted are read for their suit too, and where they name
+	// the other suit of the colour the index reads, the card is taken as
+	// they say, for review (vision.Options.Suits). Empty reads no suit. A
+	// relative path is found as Model's.
+	SuitsModel string `mapstructure:"suits_model"`
 }
 
 // TableConfig is the table's game and dealing rules.
@@ -225,7 +231,7 @@ func DefaultConfig() Config {
 		Table: TableConfig{ID: "table-1", Variant: string(r.Variant), Decks: r.Decks, HitSoft17: r.HitSoft17, HoleCard: r.HoleCard, MaxBet: 1000},
 		Vision: VisionConfig{Model: "models/cardindex/cardindex.onnx", FastModel: "models/cardindex/cardindex-fast.onnx", FeaturesModel: "models/cardindex/cardindex-features.onnx",
 			RecheckBelow: classify.DefaultRecheckBelow, MinConfidence: vision.Confident, AnalysisFPS: 12.5,
-			CountPips: vision.DefaultOptions().CountPips},
+			CountPips: vision.DefaultOptions().CountPips, SuitsModel: "models/pipsuit/pipsuit.onnx"},
 		SideBets: SideBetsConfig{
 			TwentyOnePlusThree: ThreeCardConfig{Paytable: evaluator.Classic21Plus3.Name},
 			Blazing7s: Blazing7sConfig{
@@ -536,7 +542,7 @@ func loadConfig(path string, fs *pflag.FlagSet, bind map[string]string) (Config,
 		}
 	}
 	exe := executable()
-	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel, &c.Vision.FeaturesModel} {
+	for _, f := range []*string{&c.Vision.Model, &c.Vision.FastModel, &c.Vision.FeaturesModel, &c.Vision.SuitsModel} {
 		*f = findData(*f, exe)
 	}
 	return c, c.Validate()
@@ -573,7 +579,7 @@ func pipelineConfig(c Config, table *calibration.Table, fps float64) (pipeline.C
 	opts := vision.DefaultOptions()
 	opts.CountPips = c.Vision.CountPips
 	return pipeline.Config{
-		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, Deck: c.Vision.Deck, FeaturesModel: c.Vision.FeaturesModel,
+		Table: table, Model: c.Vision.Model, FastModel: c.Vision.FastModel, RecheckBelow: c.Vision.RecheckBelow, Deck: c.Vision.Deck, FeaturesModel: c.Vision.FeaturesModel, SuitsModel: c.Vision.SuitsModel,
 		Vision: opts, FPS: fps, Rules: c.Rules(), Meter: meter,
 		Reconcile: alerts.Config{
 			Table: c.Table.ID, Rules: c.Rules(), Tables: c.PayTables(),
@@ -623,6 +629,9 @@ func (c Config) checkModels() error {
 	}
 	if c.Vision.Deck != "" {
 		files = append(files, struct{ field, path, what string }{"vision.features_model", c.Vision.FeaturesModel, "the features model the enrolled deck (vision.deck) is compared by"})
+	}
+	if c.Vision.CountPips {
+		files = append(files, struct{ field, path, what string }{"vision.suits_model", c.Vision.SuitsModel, `the pip suit model (set it to "" to read no pip's suit)`})
 	}
 	for _, f := range files {
 		if f.path == "" {

@@ -203,6 +203,7 @@ func TestJudgedAcrossRestart(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Vision.Model = filepath.Join("..", "..", cfg.Vision.Model)
 	cfg.Vision.FastModel = filepath.Join("..", "..", cfg.Vision.FastModel)
+	cfg.Vision.SuitsModel = filepath.Join("..", "..", cfg.Vision.SuitsModel)
 	var logged strings.Builder
 	start := func() (*live, *pipeline.Pipeline) {
 		t.Helper()

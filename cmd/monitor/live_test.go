@@ -62,14 +62,19 @@ func (s *syncBuffer) String() string {
 }
 
 // useBundledModels points the monitor run by the test at the repository's
-// card models (models/cardindex), by absolute path.
+// card models (models/cardindex, models/pipsuit), by absolute path.
 func useBundledModels(t *testing.T) {
 	t.Helper()
 	models := filepath.Join("..", "..", "models", "cardindex")
 	t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join(models, "cardindex.onnx")))
 	t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join(models, "cardindex-fast.onnx")))
 	t.Setenv("MONITOR_VISION_FEATURES_MODEL", abs(t, filepath.Join(models, "cardindex-features.onnx")))
+	t.Setenv("MONITOR_VISION_SUITS_MODEL", abs(t, bundledSuitsModel))
 }
+
+// bundledSuitsModel is the repository's pip suit model, relative to this
+// package.
+var bundledSuitsModel = filepath.Join("..", "..", "models", "pipsuit", "pipsuit.onnx")
 
 // abs returns the absolute path of a path relative to this package.
 func abs(tb testing.TB, p string) string {
@@ -99,6 +104,7 @@ func liveEnv(tb testing.TB, source, broker string) (env []string, metricsURL str
 		"MONITOR_METRICS_ADDR=127.0.0.1:" + strconv.Itoa(port),
 		"MONITOR_VISION_MODEL=" + abs(tb, filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")),
 		"MONITOR_VISION_FAST_MODEL=" + abs(tb, filepath.Join("..", "..", "models", "cardindex", "cardindex-fast.onnx")),
+		"MONITOR_VISION_SUITS_MODEL=" + abs(tb, bundledSuitsModel),
 		"MONITOR_LOG_LEVEL=warn",
 	}
 	return env, fmt.Sprintf("http://127.0.0.1:%d/metrics", port)

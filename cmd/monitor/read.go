@@ -85,6 +85,15 @@ func (m *Main) runRead(ctx context.Context, args []string) error {
 		return err
 	}
 	defer model.Close()
+	var suits vision.SuitReader
+	if cfg.Vision.CountPips && cfg.Vision.SuitsModel != "" {
+		ps, err := classify.OpenPipSuits(cfg.Vision.SuitsModel)
+		if err != nil {
+			return err
+		}
+		defer ps.Close()
+		suits = ps
+	}
 	if *annotate != "" {
 		if err := os.MkdirAll(*annotate, 0o755); err != nil {
 			return err
@@ -95,7 +104,7 @@ func (m *Main) runRead(ctx context.Context, args []string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r := readOne(path, table, model, *px, *annotate)
+		r := readOne(path, table, model, suits, *px, *annotate)
 		if r.Error != "" {
 			failed++
 			fmt.Fprintf(m.Stderr, "monitor read: %s: %s\n", path, r.Error)
@@ -114,7 +123,7 @@ func (m *Main) runRead(ctx context.Context, args []string) error {
 }
 
 // readOne reads one picture; what went wrong is in the result's Error.
-func readOne(path string, table *calibration.Table, model vision.Reader, px float64, annotate string) readResult {
+func readOne(path string, table *calibration.Table, model vision.Reader, suits vision.SuitReader, px float64, annotate string) readResult {
 	r := readResult{Image: path, Cards: []readCard{}}
 	if _, err := os.Stat(path); err != nil {
 		r.Error = err.Error()
@@ -135,7 +144,7 @@ func readOne(path string, table *calibration.Table, model vision.Reader, px floa
 		}
 		r.Plane = "table file"
 	}
-	st, err := vision.ReadStill(img, cal, model, px)
+	st, err := vision.ReadStill(img, cal, model, suits, px)
 	if err != nil {
 		r.Error = err.Error()
 		return r

@@ -211,9 +211,11 @@ func blankVideo(tb testing.TB, width, height int) string {
 // A card model that is not where the configuration says stops the replay
 // before it starts, naming the setting.
 func TestReplayMissingModel(t *testing.T) {
-	for _, field := range []string{"vision.model", "vision.fast_model"} {
+	for _, field := range []string{"vision.model", "vision.fast_model", "vision.suits_model"} {
 		t.Run(field, func(t *testing.T) {
 			t.Setenv("MONITOR_VISION_MODEL", abs(t, filepath.Join("..", "..", "models", "cardindex", "cardindex.onnx")))
+			t.Setenv("MONITOR_VISION_FAST_MODEL", abs(t, filepath.Join("..", "..", "models", "cardindex", "cardindex-fast.onnx")))
+			t.Setenv("MONITOR_VISION_SUITS_MODEL", abs(t, bundledSuitsModel))
 			t.Setenv("MONITOR_"+strings.ToUpper(strings.ReplaceAll(field, ".", "_")), filepath.Join(t.TempDir(), "nothing.onnx"))
 			_, _, err := run(t, "replay", sample("freebet-1080p", "mp4"), "--config", sample("freebet-1080p", "yaml"))
 			var ce *ConfigError

@@ -74,6 +74,17 @@ func (m *Main) runVersion(_ context.Context, args []string) error {
 			fmt.Fprintf(m.Stdout, "features model %s, from %s, sha256 %.12s (%s)\n", meta.Model, meta.Source, meta.SHA256, p)
 		}
 	}
+	if p := cfg.Vision.SuitsModel; p != "" && cfg.Vision.CountPips {
+		meta, err := classify.ReadPipSuitsMetadata(p)
+		if err != nil {
+			fmt.Fprintf(m.Stdout, "pip suit model unreadable: %s\n", p)
+			if firstErr == nil {
+				firstErr = &ConfigError{"vision.suits_model", p, err.Error()}
+			}
+		} else {
+			fmt.Fprintf(m.Stdout, "pip suit model %s, created %s, sha256 %.12s (%s)\n", meta.Model, meta.Created, meta.SHA256, p)
+		}
+	}
 	return firstErr
 }
 

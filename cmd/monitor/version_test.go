@@ -55,7 +55,8 @@ func TestVersion(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	bad := filepath.Join(dir, "bad.yaml")
-	writeFile(t, good, "vision:\n  model: "+model+"\n  fast_model: \"\"\n")
+	suits := abs(t, bundledSuitsModel)
+	writeFile(t, good, "vision:\n  model: "+model+"\n  fast_model: \"\"\n  suits_model: "+suits+"\n")
 	writeFile(t, bad, "vision:\n  model: "+filepath.Join(dir, "missing.onnx")+"\n  fast_model: \"\"\n")
 
 	stdout, stderr, err := run(t, "version", "--config", good)
@@ -71,7 +72,12 @@ func TestVersion(t *testing.T) {
 	if err := json.Unmarshal(meta, &m); err != nil || len(m.SHA256) < 12 || m.Created == "" {
 		t.Fatalf("%s: created %q, sha256 %q (%v)", model, m.Created, m.SHA256, err)
 	}
-	for _, want := range []string{"monitor ", "commit ", "model cardindex.onnx, created " + m.Created + ", sha256 " + m.SHA256[:12] + " "} {
+	sm, err := classify.ReadPipSuitsMetadata(suits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"monitor ", "commit ", "model cardindex.onnx, created " + m.Created + ", sha256 " + m.SHA256[:12] + " ",
+		"pip suit model pipsuit.onnx, created " + sm.Created + ", sha256 " + sm.SHA256[:12] + " "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("monitor version printed\n%s\nwant %q in it", stdout, want)
 		}
@@ -80,7 +86,7 @@ func TestVersion(t *testing.T) {
 	// too, with the model it was taken from.
 	features := strings.TrimSuffix(model, ".onnx") + "-features.onnx"
 	withDeck := filepath.Join(dir, "deck.yaml")
-	writeFile(t, withDeck, "vision:\n  model: "+model+"\n  fast_model: \"\"\n  deck: table.deck.json\n  features_model: "+features+"\n")
+	writeFile(t, withDeck, "vision:\n  model: "+model+"\n  fast_model: \"\"\n  suits_model: "+suits+"\n  deck: table.deck.json\n  features_model: "+features+"\n")
 	stdout, stderr, err = run(t, "version", "--config", withDeck)
 	if err != nil {
 		t.Fatalf("monitor version with a deck: %v\n%s", err, stderr)
