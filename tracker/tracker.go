@@ -888,6 +888,12 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 		}
 		merge(tr.ranks, moved.ranks)
 		tr.rankReads += moved.rankReads
+		for c, k := range moved.pips {
+			if tr.pips == nil {
+				tr.pips = map[cards.Card]int{}
+			}
+			tr.pips[c] += k
+		}
 		tr.addRivals(moved.rivals)
 		tr.disputed = tr.disputed || moved.disputed
 		tr.seat, tr.hand = s.n, len(s.hands)

@@ -316,6 +316,56 @@ func TestSplitKeepsADispute(t *testing.T) {
 	}
 }
 
+// TestSplitKeepsThePipsSuit: the second seven of a pair read by its
+// index as the other suit of its colour all along, and by its pips as
+// itself while it lay in its first hand, keeps what the pips said when
+// the split moves it: it is the 7♣, in doubt, the 7♠ its rival.
+func TestSplitKeepsThePipsSuit(t *testing.T) {
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 1
+	cfg.Players = []int{4}
+	cfg.Stack, _ = cards.ParseList("7H 6S 7C TD 7S 9D 8H 4C 3D TH")
+	seven, index := cards.MustParse("7C"), cards.MustParse("7S")
+	first, since := calibration.Point{}, -1
+	misread := func(f vision.Frame) vision.Frame {
+		f.Cards = slices.Clone(f.Cards)
+		for i, o := range f.Cards {
+			if o.Card != seven {
+				continue
+			}
+			if since < 0 {
+				first, since = o.Center, f.Index
+			}
+			o.Card = index
+			if vision.Dist(o.Center, first) < 4 {
+				o.Pips = seven // counted while it lay whole, before the split
+			}
+			f.Cards[i] = o
+		}
+		return f
+	}
+	r := replay(t, cfg, true, degrade{extra: misread})
+	if len(r.rounds) != 1 {
+		t.Fatalf("%d rounds, want 1", len(r.rounds))
+	}
+	found := false
+	for p, c := range r.rounds[0].Cards() {
+		if c.Card != seven {
+			continue
+		}
+		found = true
+		if p.Hand == 0 {
+			t.Errorf("the 7♣ is in seat %d's first hand, want a split hand", p.Seat)
+		}
+		if c.Confidence > vision.DisputedConfidence || !slices.Contains(c.Candidates, index) {
+			t.Errorf("the 7♣ read with confidence %.2f, candidates %v; want at most %.2f, with the 7♠", c.Confidence, c.Candidates, vision.DisputedConfidence)
+		}
+	}
+	if !found {
+		t.Errorf("no 7♣ in the round: %s", describe(r.rounds[0].Round))
+	}
+}
+
 // TestNoCardAcrossTheDealerRow feeds a doubtful reading lying a quarter
 // turn from the dealer's cards, at the row's corner, frame after frame,
 // as the model gives when it sees an index in a corner of the row's
