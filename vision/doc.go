@@ -11,7 +11,11 @@
 // read a second way too, by its pips (package vision/pips), which owe
 // nothing to its index's font: where they count another rank, the count
 // stands, for review, and a card whose index cannot be read at all is
-// known by the rank they count alone (cards.Card.RankOnly). A card whose
+// known by the rank they count alone (cards.Card.RankOnly). With
+// Options.Suits, the pips are read for their suit as well
+// (Observation.Pips), for the tracker to weigh against the index's
+// reading: a club and a spade are told apart by a pip far larger than
+// the index's. A card whose
 // two index corners read as two cards is read again with each corner's
 // glyphs turned half round, for decks that print their second index
 // upright: from the card's other end it stands upside down.

@@ -96,8 +96,9 @@ func (d *Detector) readSuits(glyphs [][]byte) *[4]float64 {
 	return &sum
 }
 
-// suitOf returns the suit of colour like's the summed log-probabilities
-// suits make surely the likelier of the two (pipSuitMargin), or 0.
+// suitOf returns the suit of like's colour that the summed
+// log-probabilities suits make likelier than the other by pipSuitMargin
+// at least, or 0.
 func suitOf(suits *[4]float64, like cards.Suit) cards.Suit {
 	if suits == nil || !like.Valid() {
 		return 0

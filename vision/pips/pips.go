@@ -9,6 +9,9 @@
 // corner, and answers only when what it sees is such a layout; a court
 // card's picture, an ace's single pip, a face with ornaments among its
 // pips or a face partly covered give no count rather than a wrong one.
+// Where it counts, it also cuts each pip out as a glyph, upright, for a
+// reader of the pips' suit (Face.Glyphs): a pip is drawn far larger than
+// the index's.
 package pips
 
 import (
@@ -127,7 +130,7 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	}
 	region := face.Region(body)
 	defer region.Close()
-	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper), Glyphs: glyphs(dark, levels, body.Min, pips, r)}, true
+	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper), Glyphs: glyphs(dark, levels, body.Min, pips)}, true
 }
 
 // centres returns where the blobs lie.
@@ -143,7 +146,7 @@ func centres(blobs []blob) []point {
 // Face.Glyphs has them, from dark, the face's darkest colour, whose ink
 // and paper lie at levels. The pips were found in the face's body, whose
 // top-left corner lies at origin on the face; their ink may run past it.
-func glyphs(dark gocv.Mat, levels [2]float64, origin image.Point, pips []blob, r float64) [][]byte {
+func glyphs(dark gocv.Mat, levels [2]float64, origin image.Point, pips []blob) [][]byte {
 	inkLevel, paperLevel := levels[0], levels[1]
 	span := math.Max(paperLevel-inkLevel, 1)
 	bounds := image.Rect(0, 0, dark.Cols(), dark.Rows())
