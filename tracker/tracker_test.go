@@ -264,16 +264,38 @@ func TestSplitsAndDoubles(t *testing.T) {
 	}
 }
 
+// splitCard plays TestSplitsAndDoubles' split, seat 4 alone, from stack,
+// with vision's frames changed by extra, and returns card as the round
+// has it. It fails the test unless card lies in a split hand.
+func splitCard(t *testing.T, stack string, card cards.Card, extra func(vision.Frame) vision.Frame) tracker.Card {
+	t.Helper()
+	cfg := script.DefaultConfig()
+	cfg.Rounds = 1
+	cfg.Players = []int{4}
+	cfg.Stack, _ = cards.ParseList(stack)
+	r := replay(t, cfg, true, degrade{extra: extra})
+	if len(r.rounds) != 1 {
+		t.Fatalf("%d rounds, want 1", len(r.rounds))
+	}
+	for p, c := range r.rounds[0].Cards() {
+		if c.Card != card {
+			continue
+		}
+		if p.Hand == 0 {
+			t.Errorf("%v is in seat %d's first hand, want a split hand", card, p.Seat)
+		}
+		return c
+	}
+	t.Fatalf("no %v in the round: %s", card, describe(r.rounds[0].Round))
+	return tracker.Card{}
+}
+
 // TestSplitKeepsADispute plays TestSplitsAndDoubles' split with the
 // second 7 (the 7♦) read surely, while it lies in its first place, also
 // as a 2♦ at its far corner: the card is in doubt (TestCandidatesOfACard),
 // and stays so in the split hand it moves to, where that reading is
 // seen no more.
 func TestSplitKeepsADispute(t *testing.T) {
-	cfg := script.DefaultConfig()
-	cfg.Rounds = 1
-	cfg.Players = []int{4}
-	cfg.Stack, _ = cards.ParseList("7H 6S 7D TC 7S 9C 8H 4D 3C TS")
 	seven, other := cards.MustParse("7D"), cards.MustParse("2D")
 	first, since := calibration.Point{}, -1
 	farCorner := func(f vision.Frame) vision.Frame {
@@ -294,25 +316,9 @@ func TestSplitKeepsADispute(t *testing.T) {
 		}
 		return f
 	}
-	r := replay(t, cfg, true, degrade{extra: farCorner})
-	if len(r.rounds) != 1 {
-		t.Fatalf("%d rounds, want 1", len(r.rounds))
-	}
-	found := false
-	for p, c := range r.rounds[0].Cards() {
-		if c.Card != seven {
-			continue
-		}
-		found = true
-		if p.Hand == 0 {
-			t.Errorf("the 7♦ is in seat %d's first hand, want a split hand", p.Seat)
-		}
-		if c.Confidence > vision.DisputedConfidence || !slices.Contains(c.Candidates, other) {
-			t.Errorf("the 7♦ read with confidence %.2f, candidates %v; want at most %.2f, with the 2♦", c.Confidence, c.Candidates, vision.DisputedConfidence)
-		}
-	}
-	if !found {
-		t.Error("no 7♦ in the round")
+	c := splitCard(t, "7H 6S 7D TC 7S 9C 8H 4D 3C TS", seven, farCorner)
+	if c.Confidence > vision.DisputedConfidence || !slices.Contains(c.Candidates, other) {
+		t.Errorf("the 7♦ read with confidence %.2f, candidates %v; want at most %.2f, with the 2♦", c.Confidence, c.Candidates, vision.DisputedConfidence)
 	}
 }
 
@@ -321,10 +327,6 @@ func TestSplitKeepsADispute(t *testing.T) {
 // itself while it lay in its first hand, keeps what the pips said when
 // the split moves it: it is the 7♣, in doubt, the 7♠ its rival.
 func TestSplitKeepsThePipsSuit(t *testing.T) {
-	cfg := script.DefaultConfig()
-	cfg.Rounds = 1
-	cfg.Players = []int{4}
-	cfg.Stack, _ = cards.ParseList("7H 6S 7C TD 7S 9D 8H 4C 3D TH")
 	seven, index := cards.MustParse("7C"), cards.MustParse("7S")
 	first, since := calibration.Point{}, -1
 	misread := func(f vision.Frame) vision.Frame {
@@ -344,25 +346,9 @@ func TestSplitKeepsThePipsSuit(t *testing.T) {
 		}
 		return f
 	}
-	r := replay(t, cfg, true, degrade{extra: misread})
-	if len(r.rounds) != 1 {
-		t.Fatalf("%d rounds, want 1", len(r.rounds))
-	}
-	found := false
-	for p, c := range r.rounds[0].Cards() {
-		if c.Card != seven {
-			continue
-		}
-		found = true
-		if p.Hand == 0 {
-			t.Errorf("the 7♣ is in seat %d's first hand, want a split hand", p.Seat)
-		}
-		if c.Confidence > vision.DisputedConfidence || !slices.Contains(c.Candidates, index) {
-			t.Errorf("the 7♣ read with confidence %.2f, candidates %v; want at most %.2f, with the 7♠", c.Confidence, c.Candidates, vision.DisputedConfidence)
-		}
-	}
-	if !found {
-		t.Errorf("no 7♣ in the round: %s", describe(r.rounds[0].Round))
+	c := splitCard(t, "7H 6S 7C TD 7S 9D 8H 4C 3D TH", seven, misread)
+	if c.Confidence > vision.DisputedConfidence || !slices.Contains(c.Candidates, index) {
+		t.Errorf("the 7♣ read with confidence %.2f, candidates %v; want at most %.2f, with the 7♠", c.Confidence, c.Candidates, vision.DisputedConfidence)
 	}
 }
 

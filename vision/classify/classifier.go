@@ -113,17 +113,25 @@ func readNet(path, sha string) (gocv.Net, error) {
 // modelPath, the JSON file of the same name next to it, without loading
 // the model.
 func ReadMetadata(modelPath string) (Metadata, error) {
+	return readBeside(modelPath, ParseMetadata, func(m Metadata) string { return m.Model })
+}
+
+// readBeside reads the metadata of the model at modelPath, the JSON file
+// of the same name next to it, with parse, and checks that it describes
+// that model: the file model names.
+func readBeside[M any](modelPath string, parse func([]byte) (M, error), model func(M) string) (M, error) {
+	var none M
 	metaPath := strings.TrimSuffix(modelPath, filepath.Ext(modelPath)) + ".json"
 	mb, err := os.ReadFile(metaPath)
 	if err != nil {
-		return Metadata{}, fmt.Errorf("classify: %w", err)
+		return none, fmt.Errorf("classify: %w", err)
 	}
-	meta, err := ParseMetadata(mb)
+	meta, err := parse(mb)
 	if err != nil {
-		return Metadata{}, fmt.Errorf("%w (in %s)", err, metaPath)
+		return none, fmt.Errorf("%w (in %s)", err, metaPath)
 	}
-	if filepath.Base(modelPath) != meta.Model {
-		return Metadata{}, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(modelPath))
+	if m := model(meta); m != filepath.Base(modelPath) {
+		return none, fmt.Errorf("classify: %s describes %s, not %s", metaPath, m, filepath.Base(modelPath))
 	}
 	return meta, nil
 }

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"gocv.io/x/gocv"
@@ -76,19 +73,7 @@ func OpenPipSuits(path string) (*PipSuits, error) {
 // model at path, the JSON file of the same name beside it, without
 // loading the model.
 func ReadPipSuitsMetadata(path string) (PipSuitsMetadata, error) {
-	metaPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
-	mb, err := os.ReadFile(metaPath)
-	if err != nil {
-		return PipSuitsMetadata{}, fmt.Errorf("classify: %w", err)
-	}
-	meta, err := ParsePipSuitsMetadata(mb)
-	if err != nil {
-		return PipSuitsMetadata{}, fmt.Errorf("%w (in %s)", err, metaPath)
-	}
-	if filepath.Base(path) != meta.Model {
-		return PipSuitsMetadata{}, fmt.Errorf("classify: %s describes %s, not %s", metaPath, meta.Model, filepath.Base(path))
-	}
-	return meta, nil
+	return readBeside(path, ParsePipSuitsMetadata, func(m PipSuitsMetadata) string { return m.Model })
 }
 
 // ParsePipSuitsMetadata parses and checks a pip suit model's metadata.
