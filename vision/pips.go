@@ -2,6 +2,7 @@ package vision
 
 import (
 	"math"
+	"slices"
 
 	"gocv.io/x/gocv"
 
@@ -38,12 +39,19 @@ const (
 )
 
 // shapePips is what the pips of a card shape's face say (readShapePips):
-// the face pips.Read found, and where a SuitReader read its glyphs, their
-// log-probabilities summed, suit by suit.
+// the face pips.Read counted (ok), or an ace's (ace, pips.Ace), and where
+// a SuitReader read its glyphs, their log-probabilities summed, suit by
+// suit. An ace's pip is printed upright, and the face is cut with its top
+// where the shape's long axis (axis) starts: its suits are read as cut
+// and turned half round (turned), for the index to say which way up the
+// card lies.
 type shapePips struct {
-	face  pips.Face
-	ok    bool
-	suits *[4]float64
+	face   pips.Face
+	ok     bool
+	suits  *[4]float64
+	ace    bool
+	axis   calibration.Point
+	turned *[4]float64
 }
 
 // readShapePips reads the pips of each card shape of the zone (z.shapes,
@@ -71,9 +79,39 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 		sp := shapePips{face: f, ok: ok}
 		if ok {
 			sp.suits = d.readSuits(f.Glyphs)
+		} else if a, ace := d.readAce(face); ace {
+			sp.face, sp.ace, sp.axis = a, true, s.v
+			sp.suits = d.readSuits(a.Glyphs)
+			sp.turned = d.readSuits([][]byte{turned(a.Glyphs[0])})
 		}
 		z.pips = append(z.pips, sp)
 	}
+}
+
+// aceSuits returns the suits an ace's pip was read as, the card's long
+// axis running along v from its top (as its index reads it): as the face
+// was cut, or turned where it was cut upside down.
+func (sp shapePips) aceSuits(v calibration.Point) *[4]float64 {
+	if dot(sp.axis, v) < 0 {
+		return sp.turned
+	}
+	return sp.suits
+}
+
+// readAce returns the ace's pip face shows (pips.Ace), where the pips'
+// suits are read at all (Options.Suits).
+func (d *Detector) readAce(face gocv.Mat) (pips.Face, bool) {
+	if d.opts.Suits == nil {
+		return pips.Face{}, false
+	}
+	return pips.Ace(face, pipsPxPerMM)
+}
+
+// turned returns a glyph turned half round.
+func turned(g []byte) []byte {
+	out := slices.Clone(g)
+	slices.Reverse(out)
+	return out
 }
 
 // readSuits sums the log-probabilities Options.Suits reads glyphs with,
@@ -201,7 +239,8 @@ func showsBeyond(s cardShape, c corner, paper func(calibration.Point) (paper, se
 // number card's layout (an ace, a court card, one partly covered) says
 // nothing (package pips). What the pips say, their suit too where it was
 // read, goes with the observation (Observation.Pips) for the tracker to
-// weigh against the card's other readings.
+// weigh against the card's other readings; so does the suit of an ace's
+// single pip, where its index reads an ace.
 func (d *Detector) checkPips(z *zone) {
 	counted := pipsAt(z.shapes, z.pips)
 	if counted == nil {
@@ -212,9 +251,15 @@ func (d *Detector) checkPips(z *zone) {
 		if o.FaceDown || o.Clipped {
 			continue
 		}
-		if sp, ok := counted(faceOf(*o)); ok {
+		f := faceOf(*o)
+		sp, ok := counted(f)
+		switch {
+		case !ok:
+		case sp.ok:
 			*o = withCount(*o, cards.Rank(sp.face.Pips))
 			o.Pips = cards.Card{Rank: cards.Rank(sp.face.Pips), Suit: suitOf(sp.suits, o.Card.Suit)}
+		case sp.ace && o.Card.Rank == cards.Ace:
+			o.Pips = cards.Card{Rank: cards.Ace, Suit: suitOf(sp.aceSuits(f.v), o.Card.Suit)}
 		}
 	}
 }
@@ -245,20 +290,20 @@ func pipsWitness(shapes []cardShape, counted []shapePips) func(face) (cards.Rank
 	}
 	return func(f face) (cards.Rank, bool) {
 		sp, ok := at(f)
-		return cards.Rank(sp.face.Pips), ok
+		return cards.Rank(sp.face.Pips), ok && sp.ok
 	}
 }
 
 // pipsAt returns what the pips of the card shape at a face say (counted,
-// one for each shape of shapes), where they were counted; nil where no
-// pips were.
+// one for each shape of shapes), where a shape lies there; nil where no
+// shape's pips were looked at.
 func pipsAt(shapes []cardShape, counted []shapePips) func(face) (shapePips, bool) {
 	if len(counted) == 0 || len(counted) != len(shapes) {
 		return nil
 	}
 	return func(f face) (shapePips, bool) {
 		k := shapeAt(f.centre, f.v, shapes)
-		if k < 0 || !counted[k].ok {
+		if k < 0 {
 			return shapePips{}, false
 		}
 		return counted[k], true

@@ -71,3 +71,17 @@ func TestReadSuits(t *testing.T) {
 		}
 	}
 }
+
+// TestAceSuits: an ace's pip is read as its face was cut where the card's
+// index reads it the same way up as the shape's axis runs, and turned
+// where it reads it the other way.
+func TestAceSuits(t *testing.T) {
+	asCut, turned := &[4]float64{-0.01, -30, -30, -14}, &[4]float64{-14, -30, -30, -0.01}
+	sp := shapePips{ace: true, axis: pt(0, 1), suits: asCut, turned: turned}
+	if got := sp.aceSuits(pt(0.1, 0.99)); got != asCut {
+		t.Errorf("the same way up: %v, want the suits as cut", got)
+	}
+	if got := sp.aceSuits(pt(0, -1)); got != turned {
+		t.Errorf("upside down: %v, want the suits turned", got)
+	}
+}

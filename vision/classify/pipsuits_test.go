@@ -42,9 +42,10 @@ type suitTally struct {
 	sureWrong int
 }
 
-// readPipSuits renders each number card of decks n times through the
-// camera (1.2 to 2.5 px/mm, either end up), cuts its face at 2 px/mm, and
-// reads the suit of the glyphs pips.Read finds. art serves the decks.
+// readPipSuits renders each number card and ace of decks n times through
+// the camera (1.2 to 2.5 px/mm, either end up), cuts its face at 2 px/mm,
+// and reads the suit of the glyphs pips.Read (pips.Ace) finds. art serves
+// the decks.
 func readPipSuits(t *testing.T, p *PipSuits, art *cardart.Art, decks []string, n int, seed uint64) map[string]*suitTally {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -55,7 +56,7 @@ func readPipSuits(t *testing.T, p *PipSuits, art *cardart.Art, decks []string, n
 		tl := &suitTally{least: math.Inf(1)}
 		out[deck] = tl
 		for _, c := range cards.Deck() {
-			if c.Rank < 2 || c.Rank > 10 {
+			if c.Rank > 10 {
 				continue
 			}
 			face, err := art.Face(deck, c)
@@ -67,16 +68,22 @@ func readPipSuits(t *testing.T, p *PipSuits, art *cardart.Art, decks []string, n
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rng.IntN(2) == 1 {
+				upsideDown := rng.IntN(2) == 1
+				if upsideDown {
 					gocv.Rotate(img, &img, gocv.Rotate180Clockwise)
 				}
 				gocv.Resize(img, &cut, image.Pt(126, 176), 0, 0, gocv.InterpolationLinear)
 				img.Close()
-				f, ok := pips.Read(cut, 2)
-				if !ok || len(f.Glyphs) == 0 {
+				glyphs := numberGlyphs(cut)
+				if c.Rank == cards.Ace {
+					// The face cut upside down is turned back, as vision
+					// does by its index.
+					glyphs = aceGlyphs(cut, upsideDown)
+				}
+				if len(glyphs) == 0 {
 					continue
 				}
-				lp, err := p.ReadSuits(f.Glyphs)
+				lp, err := p.ReadSuits(glyphs)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -103,6 +110,31 @@ func readPipSuits(t *testing.T, p *PipSuits, art *cardart.Art, decks []string, n
 		}
 	}
 	return out
+}
+
+// numberGlyphs returns the glyphs of a number card's face cut at 2
+// px/mm, where pips.Read counts its pips.
+func numberGlyphs(face gocv.Mat) [][]byte {
+	f, ok := pips.Read(face, 2)
+	if !ok {
+		return nil
+	}
+	return f.Glyphs
+}
+
+// aceGlyphs returns the glyph of an ace's face cut at 2 px/mm, turned
+// back where the face was cut upside down, where pips.Ace finds it.
+func aceGlyphs(face gocv.Mat, upsideDown bool) [][]byte {
+	f, ok := pips.Ace(face, 2)
+	if !ok {
+		return nil
+	}
+	g := f.Glyphs[0]
+	if upsideDown {
+		g = slices.Clone(g)
+		slices.Reverse(g)
+	}
+	return [][]byte{g}
 }
 
 // TestPipSuits reads the pips of decks the model never trained on: the

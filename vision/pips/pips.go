@@ -98,6 +98,10 @@ const (
 	// middleRowMM: a pip whose centre lies this close to the face's
 	// middle line across is in the middle row (Glyphs).
 	middleRowMM = 3.0
+	// An ace's pip (Ace) is at most aceMaxMM wide and tall, and its
+	// centre lies within aceOffMM of the face's: decks print it 10 to 25
+	// mm across, in the middle.
+	aceMaxMM, aceOffMM = 30.0, 6.0
 )
 
 // Read returns what face shows of its pips, and whether it shows a
@@ -130,7 +134,54 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	}
 	region := face.Region(body)
 	defer region.Close()
-	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper), Glyphs: glyphs(dark, levels, body.Min, pips)}, true
+	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper), Glyphs: glyphs(dark, levels, body.Min, pips, false)}, true
+}
+
+// Ace returns what face shows of an ace's single pip: Face.Pips 1, its
+// ink's colour, and the pip's glyph as the face is cut (the caller turns
+// it when the face was cut upside down: an ace's pip is printed upright).
+// It answers only where the face's body holds one piece of ink larger
+// than print and none else, no wider nor taller than aceMaxMM, lying
+// within aceOffMM of the face's centre: an ornate ace of spades whose art
+// spreads, a number card, a court card or a face partly covered give
+// none.
+func Ace(face gocv.Mat, pxPerMM float64) (Face, bool) {
+	if face.Empty() || face.Channels() != 3 || pxPerMM <= 0 {
+		return Face{}, false
+	}
+	r := pxPerMM
+	body := image.Rect(int(bodyX0*r), int(bodyY0*r), int(math.Ceil(bodyX1*r)), int(math.Ceil(bodyY1*r)))
+	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
+		return Face{}, false
+	}
+	dark := darkest(face)
+	defer dark.Close()
+	darkBody := dark.Region(body)
+	defer darkBody.Close()
+	ink, paper, levels, ok := inkMask(darkBody)
+	if !ok {
+		return Face{}, false
+	}
+	defer ink.Close()
+	defer paper.Close()
+	blobs := components(ink, r, pt(bodyX0, bodyY0))
+	if len(blobs) != 1 {
+		return Face{}, false
+	}
+	pip := blobs[0]
+	if pip.area < minPipMM2 || pip.extent > aceMaxMM || math.Hypot(pip.at.x-cardW/2, pip.at.y-cardH/2) > aceOffMM {
+		return Face{}, false
+	}
+	// Cut as it lies: glyphs turns a pip below the middle row, and an
+	// ace's lies on it.
+	pip.at.y = cardH / 2
+	g := glyphs(dark, levels, body.Min, []blob{pip}, true)
+	if len(g) != 1 {
+		return Face{}, false
+	}
+	region := face.Region(body)
+	defer region.Close()
+	return Face{Pips: 1, Ink: inkColour(region, ink, paper), Glyphs: g}, true
 }
 
 // centres returns where the blobs lie.
@@ -142,11 +193,12 @@ func centres(blobs []blob) []point {
 	return out
 }
 
-// glyphs cuts the pips of a face that lie clear of the middle row, as
-// Face.Glyphs has them, from dark, the face's darkest colour, whose ink
-// and paper lie at levels. The pips were found in the face's body, whose
-// top-left corner lies at origin on the face; their ink may run past it.
-func glyphs(dark gocv.Mat, levels [2]float64, origin image.Point, pips []blob) [][]byte {
+// glyphs cuts the pips of a face that lie clear of the middle row (all
+// of them with middle), as Face.Glyphs has them, from dark, the face's
+// darkest colour, whose ink and paper lie at levels. The pips were found
+// in the face's body, whose top-left corner lies at origin on the face;
+// their ink may run past it.
+func glyphs(dark gocv.Mat, levels [2]float64, origin image.Point, pips []blob, middle bool) [][]byte {
 	inkLevel, paperLevel := levels[0], levels[1]
 	span := math.Max(paperLevel-inkLevel, 1)
 	bounds := image.Rect(0, 0, dark.Cols(), dark.Rows())
@@ -155,7 +207,7 @@ func glyphs(dark gocv.Mat, levels [2]float64, origin image.Point, pips []blob) [
 	defer tile.Close()
 	var out [][]byte
 	for _, p := range pips {
-		if math.Abs(p.at.y-cardH/2) < middleRowMM {
+		if math.Abs(p.at.y-cardH/2) < middleRowMM && !middle {
 			continue
 		}
 		side := int(math.Ceil(float64(max(p.box.Dx(), p.box.Dy())) * glyphSide))

@@ -208,6 +208,50 @@ func TestGlyphs(t *testing.T) {
 	}
 }
 
+// TestAce: an ace's single pip gives one glyph, and no number card nor
+// court card is taken for an ace. Development decks through the camera;
+// how the glyphs read: classify's TestPipSuits.
+func TestAce(t *testing.T) {
+	art, err := cardart.New(cardart.Options{})
+	if err != nil {
+		t.Skipf("no card art: %v", err)
+	}
+	defer art.Close()
+	rng := rand.New(rand.NewPCG(6, 1))
+	decks := []string{"anglo", "bellot", "paris", "plastic", "dondorf", "tigullio"}
+	for i := 1; i <= 12; i++ {
+		decks = append(decks, fmt.Sprintf("proc:%d", i))
+	}
+	aces, read := 0, 0
+	for _, deck := range decks {
+		for _, c := range cards.Deck() {
+			face, err := art.Face(deck, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := 1.2 + rng.Float64()*1.3
+			img := camera(t, face, r, rng)
+			f, ok := Ace(img, r)
+			img.Close()
+			if c.Rank == cards.Ace {
+				aces++
+			}
+			switch {
+			case ok && c.Rank != cards.Ace:
+				t.Errorf("%s %v taken for an ace", deck, c)
+			case ok && (f.Pips != 1 || len(f.Glyphs) != 1 || len(f.Glyphs[0]) != GlyphPx*GlyphPx):
+				t.Errorf("%s %v: %d pips, %d glyphs", deck, c, f.Pips, len(f.Glyphs))
+			case ok:
+				read++
+			}
+		}
+	}
+	t.Logf("%d of %d aces read", read, aces)
+	if read*2 < aces {
+		t.Errorf("%d of %d aces read, want half at least", read, aces)
+	}
+}
+
 // TestReadRefuses: what is no card face gives no count.
 func TestReadRefuses(t *testing.T) {
 	const r = 2.0
