@@ -76,8 +76,8 @@ type Options struct {
 	// and counted in the zone workers while the model reads, and a
 	// frame where every zone changed takes no measurably longer.
 	CountPips bool
-	// Suits, with CountPips, reads the suit of the pips counted
-	// (Observation.Pips); nil reads none.
+	// Suits, with CountPips, reads the suit of the pips counted, and of
+	// an ace's single pip (Observation.Pips); nil reads none.
 	Suits SuitReader
 }
 

@@ -149,7 +149,8 @@ type VisionConfig struct {
 	// stands, for review (vision.Options.CountPips).
 	CountPips bool `mapstructure:"count_pips"`
 	// SuitsModel is the pip suit model (models/pipsuit): with CountPips,
-	// the pips counted are read for their suit too, and where they name
+	// the pips counted, and an ace's single pip, are read for their suit
+	// too, and where they name
 	// the other suit of the colour the index reads, the card is taken as
 	// they say, for review (vision.Options.Suits). Empty reads no suit. A
 	// relative path is found as Model's.
