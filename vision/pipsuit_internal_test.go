@@ -72,16 +72,24 @@ func TestReadSuits(t *testing.T) {
 	}
 }
 
-// TestAceSuits: an ace's pip is read as its face was cut where the card's
-// index reads it the same way up as the shape's axis runs, and turned
-// where it reads it the other way.
-func TestAceSuits(t *testing.T) {
-	asCut, turned := &[4]float64{-0.01, -30, -30, -14}, &[4]float64{-14, -30, -30, -0.01}
-	sp := shapePips{ace: true, axis: pt(0, 1), suits: asCut, turned: turned}
-	if got := sp.aceSuits(pt(0.1, 0.99)); got != asCut {
-		t.Errorf("the same way up: %v, want the suits as cut", got)
+// TestAceSuit: an ace's pip names a suit only where it is read so both
+// as its face was cut and turned half round.
+func TestAceSuit(t *testing.T) {
+	club, spade, unsure := &[4]float64{-14, -30, -30, -0.01}, &[4]float64{-0.01, -30, -30, -14}, &[4]float64{-1, -30, -30, -0.5}
+	tests := []struct {
+		name          string
+		asCut, turned *[4]float64
+		want          cards.Suit
+	}{
+		{"both ways a club", club, club, cards.Clubs},
+		{"a club one way, a spade the other", club, spade, 0},
+		{"a spade one way, unsure the other", spade, unsure, 0},
+		{"not read", nil, nil, 0},
 	}
-	if got := sp.aceSuits(pt(0, -1)); got != turned {
-		t.Errorf("upside down: %v, want the suits turned", got)
+	for _, tt := range tests {
+		sp := shapePips{ace: true, suits: tt.asCut, turned: tt.turned}
+		if got := sp.aceSuit(cards.Spades); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
