@@ -109,79 +109,94 @@ const (
 // long edges along the Mat's columns (either end up), at pxPerMM pixels
 // a millimetre: cardW × cardH mm.
 func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
-	if face.Empty() || face.Channels() != 3 || pxPerMM <= 0 {
-		return Face{}, false
-	}
-	r := pxPerMM
-	body := image.Rect(int(bodyX0*r), int(bodyY0*r), int(math.Ceil(bodyX1*r)), int(math.Ceil(bodyY1*r)))
-	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
-		return Face{}, false
-	}
-	dark := darkest(face)
-	defer dark.Close()
-	darkBody := dark.Region(body)
-	defer darkBody.Close()
-	ink, paper, levels, ok := inkMask(darkBody)
+	b, ok := inkOf(face, pxPerMM)
 	if !ok {
 		return Face{}, false
 	}
-	defer ink.Close()
-	defer paper.Close()
-	blobs := components(ink, r, pt(bodyX0, bodyY0))
-	pips, ok := pipsOf(blobs)
+	defer b.close()
+	pips, ok := pipsOf(b.blobs)
 	if !ok || !laidOut(centres(pips)) {
 		return Face{}, false
 	}
-	region := face.Region(body)
-	defer region.Close()
-	return Face{Pips: len(pips), Ink: inkColour(region, ink, paper), Glyphs: glyphs(dark, levels, body.Min, pips, false)}, true
+	return b.faceOf(pips, false), true
 }
 
-// Ace returns what face shows of an ace's single pip: Face.Pips 1, its
-// ink's colour, and the pip's glyph as the face is cut (the caller turns
-// it when the face was cut upside down: an ace's pip is printed upright).
-// It answers only where the face's body holds one piece of ink larger
-// than print and none else, no wider nor taller than aceMaxMM, lying
-// within aceOffMM of the face's centre: an ornate ace of spades whose art
-// spreads, a number card, a court card or a face partly covered give
-// none.
+// Ace returns what face (as Read takes it) shows of an ace's single pip:
+// Face.Pips 1, its ink's colour, and the pip's glyph as the face is cut
+// (an ace's pip is printed upright; which way up the face was cut is the
+// caller's to know or to try). It answers only where the face's body
+// holds one piece of ink larger than print and none else, no wider nor
+// taller than aceMaxMM, lying within aceOffMM of the face's centre: an
+// ornate ace of spades whose art spreads, a number card, a court card or
+// a face partly covered give none.
 func Ace(face gocv.Mat, pxPerMM float64) (Face, bool) {
-	if face.Empty() || face.Channels() != 3 || pxPerMM <= 0 {
-		return Face{}, false
-	}
-	r := pxPerMM
-	body := image.Rect(int(bodyX0*r), int(bodyY0*r), int(math.Ceil(bodyX1*r)), int(math.Ceil(bodyY1*r)))
-	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
-		return Face{}, false
-	}
-	dark := darkest(face)
-	defer dark.Close()
-	darkBody := dark.Region(body)
-	defer darkBody.Close()
-	ink, paper, levels, ok := inkMask(darkBody)
+	b, ok := inkOf(face, pxPerMM)
 	if !ok {
 		return Face{}, false
 	}
-	defer ink.Close()
-	defer paper.Close()
-	blobs := components(ink, r, pt(bodyX0, bodyY0))
-	if len(blobs) != 1 {
+	defer b.close()
+	if len(b.blobs) != 1 {
 		return Face{}, false
 	}
-	pip := blobs[0]
+	pip := b.blobs[0]
 	if pip.area < minPipMM2 || pip.extent > aceMaxMM || math.Hypot(pip.at.x-cardW/2, pip.at.y-cardH/2) > aceOffMM {
 		return Face{}, false
 	}
 	// Cut as it lies: glyphs turns a pip below the middle row, and an
 	// ace's lies on it.
 	pip.at.y = cardH / 2
-	g := glyphs(dark, levels, body.Min, []blob{pip}, true)
-	if len(g) != 1 {
-		return Face{}, false
+	f := b.faceOf([]blob{pip}, true)
+	return f, len(f.Glyphs) == 1
+}
+
+// inked is a face's body as Read and Ace look at it: the face's darkest
+// colour (dark), its body's rectangle, ink and paper and their levels,
+// and the pieces of ink there. It owns its Mats but face: close releases
+// them.
+type inked struct {
+	face             gocv.Mat
+	body             image.Rectangle
+	dark, ink, paper gocv.Mat
+	levels           [2]float64
+	blobs            []blob
+}
+
+// inkOf finds the ink of face's body (inkMask), where face is a BGR face
+// at pxPerMM large enough to hold the body and its ink stands out.
+func inkOf(face gocv.Mat, pxPerMM float64) (*inked, bool) {
+	if face.Empty() || face.Channels() != 3 || pxPerMM <= 0 {
+		return nil, false
 	}
-	region := face.Region(body)
+	r := pxPerMM
+	body := image.Rect(int(bodyX0*r), int(bodyY0*r), int(math.Ceil(bodyX1*r)), int(math.Ceil(bodyY1*r)))
+	if !body.In(image.Rect(0, 0, face.Cols(), face.Rows())) || body.Dx() < 8 || body.Dy() < 8 {
+		return nil, false
+	}
+	dark := darkest(face)
+	darkBody := dark.Region(body)
+	ink, paper, levels, ok := inkMask(darkBody)
+	darkBody.Close()
+	if !ok {
+		dark.Close()
+		return nil, false
+	}
+	return &inked{face: face, body: body, dark: dark, ink: ink, paper: paper, levels: levels,
+		blobs: components(ink, r, pt(bodyX0, bodyY0))}, true
+}
+
+// close releases the Mats b owns.
+func (b *inked) close() {
+	b.dark.Close()
+	b.ink.Close()
+	b.paper.Close()
+}
+
+// faceOf returns the Face pips make, with their ink's colour and glyphs
+// (those of the middle row too, with middle).
+func (b *inked) faceOf(pips []blob, middle bool) Face {
+	region := b.face.Region(b.body)
 	defer region.Close()
-	return Face{Pips: 1, Ink: inkColour(region, ink, paper), Glyphs: g}, true
+	return Face{Pips: len(pips), Ink: inkColour(region, b.ink, b.paper), Glyphs: glyphs(b.dark, b.levels, b.body.Min, pips, middle)}
 }
 
 // centres returns where the blobs lie.

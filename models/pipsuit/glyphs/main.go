@@ -5,7 +5,7 @@
 // 2 px/mm the monitor cuts faces at, and read by vision/pips; each glyph
 // of a face pips.Read counts is written with its card's suit.
 //
-//	go run ./models/pipsuit/glyphs -out .cache/pipsuit/val.bin -decks dondorf,neoclassical,tigullio -n 3 -seed 12
+//	go run ./models/pipsuit/glyphs -out .cache/pipsuit/val.bin -decks dondorf,neoclassical,tigullio -n 3
 //
 // The file holds one record a glyph: its suit (the index in cards.Suits),
 // its rank, its deck (the index in -decks, two bytes, little-endian) and
