@@ -59,8 +59,8 @@ type Config struct {
 	// (classify.Enrolled).
 	Deck, FeaturesModel string
 	// SuitsModel, when set and Vision.CountPips is, is the pip suit model
-	// (classify.PipSuits): the pips counted are read for their suit too
-	// (vision.Options.Suits).
+	// (classify.PipSuits): the pips counted, and an ace's single pip, are
+	// read for their suit too (vision.Options.Suits).
 	SuitsModel string
 	// FPS is the video's frame rate; it sets the tracker's timings.
 	FPS float64

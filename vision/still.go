@@ -50,8 +50,8 @@ const maxScaleTries = 4
 // else at the scale that reads the cards best (searchScale). Either way
 // the whole picture is read as one zone, with the detector the monitor
 // runs on video, at once (nothing needs to settle in a still). suits,
-// when not nil, reads the suit of the pips of each number card that
-// lies whole: where they name the other suit of the colour its index
+// when not nil, reads the suit of the pips of each number card and ace
+// that lies whole: where they name the other suit of the colour its index
 // reads, the card is theirs, in doubt (bySuitOfPips).
 func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits SuitReader, pxPerMM float64) (Still, error) {
 	st, err := readStill(img, cal, reader, suits, pxPerMM)
