@@ -296,11 +296,7 @@ func TestCandidatesOfACard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := secondCard(t, tt.second)
-			var names []string
-			for _, k := range c.Candidates {
-				names = append(names, k.String())
-			}
-			if got := c.Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
+			if got := withCandidates(c); got != tt.want {
 				t.Errorf("seat 4's second card (confidence %.2f): %s, want %s", c.Confidence, got, tt.want)
 			}
 		})
@@ -332,11 +328,7 @@ func TestSuitOfThePips(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := secondCard(t, tt.second)
-			var names []string
-			for _, k := range c.Candidates {
-				names = append(names, k.String())
-			}
-			if got := c.Text() + " [" + strings.Join(names, " ") + "]"; got != tt.want {
+			if got := withCandidates(c); got != tt.want {
 				t.Errorf("seat 4's second card: %s, want %s", got, tt.want)
 			}
 			if sure := c.Confidence >= vision.Confident; sure != tt.sure {
@@ -344,4 +336,13 @@ func TestSuitOfThePips(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withCandidates writes a card and the cards it may be: "9C [6C 9C]".
+func withCandidates(c tracker.Card) string {
+	var names []string
+	for _, k := range c.Candidates {
+		names = append(names, k.String())
+	}
+	return c.Text() + " [" + strings.Join(names, " ") + "]"
 }

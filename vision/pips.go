@@ -74,14 +74,14 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 			quad[i] = pt(x, y)
 		}
 		pips.CutFace(frame, quad, pipsPxPerMM, &face)
-		f, ok := pips.Read(face, pipsPxPerMM)
-		sp := shapePips{face: f, ok: ok}
-		if ok {
-			sp.suits = d.readSuits(f.Glyphs)
-		} else if a, ace := d.readAce(face); ace {
-			sp.face, sp.ace = a, true
-			sp.suits = d.readSuits(a.Glyphs)
-			sp.turned = d.readSuits([][]byte{turned(a.Glyphs[0])})
+		// An ace's pip is looked for only where its suit can be read.
+		f, ok := pips.ReadOrAce(face, pipsPxPerMM, d.opts.Suits != nil)
+		var sp shapePips
+		switch {
+		case ok && f.Pips == 1:
+			sp = shapePips{face: f, ace: true, suits: d.readSuits(f.Glyphs), turned: d.readSuits([][]byte{turned(f.Glyphs[0])})}
+		case ok:
+			sp = shapePips{face: f, ok: true, suits: d.readSuits(f.Glyphs)}
 		}
 		z.pips = append(z.pips, sp)
 	}
@@ -97,15 +97,6 @@ func (sp shapePips) aceSuit(like cards.Suit) cards.Suit {
 		return s
 	}
 	return 0
-}
-
-// readAce returns the ace's pip face shows (pips.Ace), where the pips'
-// suits are read at all (Options.Suits).
-func (d *Detector) readAce(face gocv.Mat) (pips.Face, bool) {
-	if d.opts.Suits == nil {
-		return pips.Face{}, false
-	}
-	return pips.Ace(face, pipsPxPerMM)
 }
 
 // turned returns a glyph turned half round.

@@ -114,11 +114,7 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 		return Face{}, false
 	}
 	defer b.close()
-	pips, ok := pipsOf(b.blobs)
-	if !ok || !laidOut(centres(pips)) {
-		return Face{}, false
-	}
-	return b.faceOf(pips, false), true
+	return b.number()
 }
 
 // Ace returns what face (as Read takes it) shows of an ace's single pip:
@@ -135,6 +131,34 @@ func Ace(face gocv.Mat, pxPerMM float64) (Face, bool) {
 		return Face{}, false
 	}
 	defer b.close()
+	return b.ace()
+}
+
+// ReadOrAce is Read, and where face shows no number card's layout and
+// aces is set, Ace, finding the face's ink once for both.
+func ReadOrAce(face gocv.Mat, pxPerMM float64, aces bool) (Face, bool) {
+	b, ok := inkOf(face, pxPerMM)
+	if !ok {
+		return Face{}, false
+	}
+	defer b.close()
+	if f, ok := b.number(); ok || !aces {
+		return f, ok
+	}
+	return b.ace()
+}
+
+// number is Read's answer for the ink of b.
+func (b *inked) number() (Face, bool) {
+	pips, ok := pipsOf(b.blobs)
+	if !ok || !laidOut(centres(pips)) {
+		return Face{}, false
+	}
+	return b.faceOf(pips, false), true
+}
+
+// ace is Ace's answer for the ink of b.
+func (b *inked) ace() (Face, bool) {
 	if len(b.blobs) != 1 {
 		return Face{}, false
 	}
