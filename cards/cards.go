@@ -98,6 +98,22 @@ func (s Suit) String() string {
 // award for three 7s of one colour, so colour is part of the game.
 func (s Suit) Red() bool { return s == Hearts || s == Diamonds }
 
+// Other returns the other suit of s's colour: clubs for spades, diamonds
+// for hearts, and back; the zero Suit for an invalid one.
+func (s Suit) Other() Suit {
+	switch s {
+	case Spades:
+		return Clubs
+	case Clubs:
+		return Spades
+	case Hearts:
+		return Diamonds
+	case Diamonds:
+		return Hearts
+	}
+	return 0
+}
+
 // Card is one playing card. The zero Card is invalid. A Card with a valid
 // Rank and the zero Suit is a card known by its rank alone (RankOnly).
 type Card struct {

@@ -239,3 +239,13 @@ func FuzzUnmarshalText(f *testing.F) {
 		}
 	})
 }
+
+func TestSuitOther(t *testing.T) {
+	for _, tt := range []struct{ s, want Suit }{
+		{Spades, Clubs}, {Clubs, Spades}, {Hearts, Diamonds}, {Diamonds, Hearts}, {0, 0}, {9, 0},
+	} {
+		if got := tt.s.Other(); got != tt.want {
+			t.Errorf("%v.Other() = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}

@@ -92,10 +92,8 @@ func (c *Cascade) Classify(crops []gocv.Mat) ([]Result, error) {
 	res := make([]Result, len(crops))
 	c.unsure, c.which = c.unsure[:0], c.which[:0]
 	for i := range res {
-		best, p := softmaxMax(fl[i*k : (i+1)*k])
-		res[i] = c.fast.class[best]
-		res[i].Confidence = p
-		if p < c.below {
+		res[i] = c.fast.result(fl[i*k : (i+1)*k])
+		if res[i].Confidence < c.below {
 			c.unsure = append(c.unsure, crops[i])
 			c.which = append(c.which, i)
 		}
@@ -119,6 +117,9 @@ func (c *Cascade) Classify(crops []gocv.Mat) ([]Result, error) {
 		best, sum := argmax(p)
 		res[i] = c.fast.class[best]
 		res[i].Confidence = sum / 2
+		if o := c.fast.other[best]; o >= 0 {
+			res[i].OtherSuit = p[o] / 2
+		}
 	}
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"bjmonitor/cards"
@@ -108,26 +109,37 @@ func TestCascadeRechecks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rechecked int
+		var rechecked, others int
 		for i := range crops {
 			p := make([]float64, k)
 			softmaxAdd(fl[i*k:(i+1)*k], p)
 			best, conf := argmax(p)
+			n := 1.0
 			if conf < below {
 				rechecked++
 				softmaxAdd(cl[i*k:(i+1)*k], p)
 				best, conf = argmax(p)
-				conf /= 2
+				n = 2
 			}
 			want := fast.class[best]
-			want.Confidence = conf
-			if got[i].Card != want.Card || got[i].Back != want.Back || math.Abs(got[i].Confidence-want.Confidence) > 1e-9 {
+			want.Confidence = conf / n
+			if want.Card.Valid() {
+				other := cards.Card{Rank: want.Card.Rank, Suit: want.Card.Suit.Other()}
+				o := slices.IndexFunc(fast.class, func(r Result) bool { return r.Card == other })
+				want.OtherSuit = p[o] / n
+				others++
+			}
+			if got[i].Card != want.Card || got[i].Back != want.Back || math.Abs(got[i].Confidence-want.Confidence) > 1e-9 ||
+				math.Abs(got[i].OtherSuit-want.OtherSuit) > 1e-9 {
 				t.Errorf("below %v, crop %d: got %v, want %v", below, i, got[i], want)
 			}
 		}
 		t.Logf("below %v: %d of %d crops read again", below, rechecked, len(crops))
 		if below == 1 && rechecked == 0 {
 			t.Error("below 1: no crop read again; the test reads nothing of the careful model")
+		}
+		if others == 0 {
+			t.Errorf("below %v: no crop read as a card; the test reads no OtherSuit", below)
 		}
 	}
 }

@@ -25,6 +25,11 @@ type Result struct {
 	Back bool
 	// Confidence is the softmax probability of the top class, 0..1.
 	Confidence float64
+	// OtherSuit is the probability of Card's rank in the other suit of
+	// its colour (spades and clubs, hearts and diamonds), 0..1: the card
+	// a small index's pip is most often taken for. 0 where Card is not
+	// valid, or where an enrolled deck decided the card (Enrolled).
+	OtherSuit float64
 	// Likeness is how near the crop lies to each card of the table's
 	// enrolled deck, set by Enrolled where the model reads a card; nil
 	// without a deck.
@@ -58,6 +63,9 @@ type Classifier struct {
 	blob   gocv.Mat
 	meta   Metadata
 	class  []Result // the Result of each class, before the confidence
+	// other is, for each class, the class of its rank in the other suit
+	// of its colour (otherSuits); -1 for none and back.
+	other []int
 }
 
 // Open loads the ONNX model at modelPath and its metadata, the JSON file
@@ -86,7 +94,28 @@ func Open(modelPath string) (*Classifier, error) {
 		}
 		c.class = append(c.class, r)
 	}
+	c.other = otherSuits(c.class)
 	return c, nil
+}
+
+// otherSuits returns, for each class, the index of the class of its rank
+// in the other suit of its colour, or -1 where there is none (none, back,
+// or a class list that lacks it).
+func otherSuits(class []Result) []int {
+	other := make([]int, len(class))
+	for i, r := range class {
+		other[i] = -1
+		if !r.Card.Valid() {
+			continue
+		}
+		want := cards.Card{Rank: r.Card.Rank, Suit: r.Card.Suit.Other()}
+		for j, s := range class {
+			if s.Card == want {
+				other[i] = j
+			}
+		}
+	}
+	return other
 }
 
 // readNet reads the ONNX model at path once its SHA-256 is sha: OpenCV
@@ -162,11 +191,20 @@ func (c *Classifier) Classify(crops []gocv.Mat) ([]Result, error) {
 	k := len(c.class)
 	res := make([]Result, len(crops))
 	for i := range res {
-		best, p := softmaxMax(logits[i*k : (i+1)*k])
-		res[i] = c.class[best]
-		res[i].Confidence = p
+		res[i] = c.result(logits[i*k : (i+1)*k])
 	}
 	return res, nil
+}
+
+// result is the Result of one crop's logits z.
+func (c *Classifier) result(z []float32) Result {
+	best, p := softmaxMax(z)
+	r := c.class[best]
+	r.Confidence = p
+	if o := c.other[best]; o >= 0 {
+		r.OtherSuit = p * math.Exp(float64(z[o]-z[best]))
+	}
+	return r
 }
 
 // forward runs the model on the crops and returns its logits, one row of

@@ -338,6 +338,7 @@ func (e *Enrolled) Classify(crops []gocv.Mat) ([]Result, error) {
 		switch {
 		case decided && res[i].Card == m.Card:
 			res[i].Confidence = math.Max(res[i].Confidence, e.opts.Confidence)
+			res[i].OtherSuit = 0 // the deck told the card from every other
 		case decided:
 			res[i] = Result{Card: m.Card, Confidence: e.opts.Confidence, Likeness: m.Likeness}
 		case e.opts.Doubted > 0 && m.Score >= e.opts.MinScore && m.Likeness.Prefers(m.Card, res[i].Card, e.opts.OverruleRatio):

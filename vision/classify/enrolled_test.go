@@ -136,6 +136,8 @@ func TestEnrolledClassify(t *testing.T) {
 		{"model wrong, deck clear", Result{Card: six, Confidence: 0.97}, seven, Result{Card: seven, Confidence: 0.99}},
 		{"model unsure, deck agrees", Result{Card: seven, Confidence: 0.5}, seven, Result{Card: seven, Confidence: 0.99}},
 		{"model surer than the deck", Result{Card: seven, Confidence: 0.999}, seven, Result{Card: seven, Confidence: 0.999}},
+		{"the deck tells the suit, the model could not", Result{Card: seven, Confidence: 0.9, OtherSuit: 0.08}, seven, Result{Card: seven, Confidence: 0.99}},
+		{"the deck overrules the model and its other suit", Result{Card: six, Confidence: 0.9, OtherSuit: 0.08}, seven, Result{Card: seven, Confidence: 0.99}},
 		{"none stays none", Result{Confidence: 0.9}, seven, Result{Confidence: 0.9}},
 		{"back stays back", Result{Back: true, Confidence: 0.8}, seven, Result{Back: true, Confidence: 0.8}},
 	} {
