@@ -32,6 +32,9 @@ type readCard struct {
 	Sideways   bool          `json:"sideways"`
 	QuadPx     [4][2]float64 `json:"quad_px"`
 	QuadMM     [][2]float64  `json:"quad_mm,omitempty"` // with a table file only
+	// Rivals are the other cards the card may be, where its reading is
+	// in doubt (its corners, or its pips, were read as them too).
+	Rivals []string `json:"rivals,omitempty"`
 }
 
 // readResult is one picture's line of monitor read --json.
@@ -160,6 +163,9 @@ func readOne(path string, table *calibration.Table, model vision.Reader, suits v
 	}
 	for _, o := range st.Cards {
 		c := readCard{Card: cardName(o), Confidence: round(o.Confidence, 1000), FaceDown: o.FaceDown, Sideways: o.Sideways}
+		for _, r := range o.Rivals {
+			c.Rivals = append(c.Rivals, r.String())
+		}
 		for i, q := range o.ImageQuad {
 			c.QuadPx[i] = [2]float64{round(q.X, 10), round(q.Y, 10)}
 		}
@@ -212,7 +218,11 @@ func printRead(w interface{ Write([]byte) (int, error) }, r readResult) {
 			}
 			mm = fmt.Sprintf("  (%.0f, %.0f) mm", x, y)
 		}
-		fmt.Fprintf(w, "  %-4s %.2f  at (%.0f, %.0f) px%s%s\n", c.Card, c.Confidence, cx, cy, mm, side)
+		or := ""
+		if len(c.Rivals) > 0 {
+			or = "  or " + strings.Join(c.Rivals, ", ")
+		}
+		fmt.Fprintf(w, "  %-4s %.2f%s  at (%.0f, %.0f) px%s%s\n", c.Card, c.Confidence, or, cx, cy, mm, side)
 	}
 }
 

@@ -84,3 +84,25 @@ func TestReadScaleOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintRead checks the short table's lines: a card in doubt names
+// its rivals, a card read sideways says so, a card with a table file
+// gives its centre in mm.
+func TestPrintRead(t *testing.T) {
+	quad := [4][2]float64{{100, 200}, {140, 200}, {140, 260}, {100, 260}}
+	r := readResult{Image: "a.jpg", Plane: "flat", PxPerMM: 1.66, Cards: []readCard{
+		{Card: "2S", Confidence: 0.7, QuadPx: quad, Rivals: []string{"2C"}},
+		{Card: "9H", Confidence: 0.97, QuadPx: quad, Sideways: true},
+		{Card: "??", QuadPx: quad, QuadMM: [][2]float64{{0, 0}, {63, 0}, {63, 88}, {0, 88}}},
+	}}
+	var b strings.Builder
+	printRead(&b, r)
+	want := `a.jpg: 3 cards (flat, 1.66 px/mm at the centre)
+  2S   0.70  or 2C  at (120, 230) px
+  9H   0.97  at (120, 230) px  sideways
+  ??   0.00  at (120, 230) px  (32, 44) mm
+`
+	if b.String() != want {
+		t.Errorf("printRead wrote\n%s\nwant\n%s", b.String(), want)
+	}
+}
