@@ -45,6 +45,10 @@ type Observation struct {
 	// both of a card's index corners were seen and agree, none for a
 	// back or a card unread.
 	indices int
+	// otherSuit is the least probability a reading of Card's index gave
+	// Card's rank in the other suit of its colour
+	// (classify.Result.OtherSuit).
+	otherSuit float64
 }
 
 // Confident is the confidence from which a reading counts as sure: the

@@ -392,3 +392,79 @@ func TestPaperCover(t *testing.T) {
 		})
 	}
 }
+
+// TestDoubtOtherSuit: a sure reading whose index the model found
+// likely enough to be the other suit of its colour stands in doubt, that
+// suit its rival. proc:30 seed 5018 (1.66 px/mm): the dealer's 2♣, the
+// hole card over all but its index, read 2♠ at 0.97.
+func TestDoubtOtherSuit(t *testing.T) {
+	c := func(s string) cards.Card { return cards.MustParse(s) }
+	obs := func(card string, conf, other float64, rivals ...cards.Card) Observation {
+		o := Observation{Confidence: conf, otherSuit: other, Rivals: rivals}
+		if card != "" {
+			o.Card = c(card)
+		}
+		return o
+	}
+	pips := func(o Observation, p string) Observation {
+		if len(p) == 2 {
+			o.Pips = c(p)
+		} else {
+			o.Pips = cards.Card{Rank: c(p + "S").Rank}
+		}
+		return o
+	}
+	tests := []struct {
+		name     string
+		in, want Observation
+	}{
+		{"sure, the other suit likely", obs("2S", 0.97, 0.05), obs("2S", DisputedConfidence, 0.05, c("2C"))},
+		{"at the bar", obs("QH", 0.9, stillSuitDoubt), obs("QH", DisputedConfidence, stillSuitDoubt, c("QD"))},
+		{"a rival already", obs("AD", 0.8, 0.2, c("4D")), obs("AD", DisputedConfidence, 0.2, c("4D"), c("AH"))},
+		{"sure, the other suit unlikely", obs("2S", 0.97, stillSuitDoubt/2), obs("2S", 0.97, stillSuitDoubt/2)},
+		{"its pips name its suit", pips(obs("2S", 0.97, 0.05), "2S"), pips(obs("2S", 0.97, 0.05), "2S")},
+		{"its pips name the other suit", pips(obs("2S", 0.97, 0.05), "2C"), pips(obs("2S", 0.97, 0.05), "2C")},
+		{"its pips name no suit", pips(obs("2S", 0.97, 0.05), "2"), pips(obs("2S", DisputedConfidence, 0.05, c("2C")), "2")},
+		{"not sure anyway", obs("7C", 0.6, 0.3), obs("7C", 0.6, 0.3)},
+		{"unread", obs("", 0, 0.5), obs("", 0, 0.5)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := []Observation{tt.in}
+			doubtOtherSuit(got)
+			if !reflect.DeepEqual(got[0], tt.want) {
+				t.Errorf("doubtOtherSuit(%+v) = %+v, want %+v", tt.in, got[0], tt.want)
+			}
+		})
+	}
+}
+
+// TestObserveOtherSuit: a card read at two index corners carries the
+// least OtherSuit of the two, so that one corner read clearly keeps the
+// card out of doubt (doubtOtherSuit).
+func TestObserveOtherSuit(t *testing.T) {
+	d := unreadDetector(t)
+	two := cards.MustParse("2S")
+	first := read{res: classify.Result{Card: two, Confidence: 0.97, OtherSuit: 0.06}, at: corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1)}}
+	far := func(conf, other float64) read {
+		return read{res: classify.Result{Card: two, Confidence: conf, OtherSuit: other}, at: corner{P: pt(cardW, cardH), U: pt(-1, 0), V: pt(0, -1)}}
+	}
+	tests := []struct {
+		name  string
+		reads []read
+		want  float64
+	}{
+		{"one corner", []read{first}, 0.06},
+		{"the far corner read clearly, less surely", []read{first, far(0.9, 0.002)}, 0.002},
+		{"the far corner in doubt too", []read{first, far(0.9, 0.1)}, 0.06},
+		{"the far corner first", []read{far(0.9, 0.1), first}, 0.06},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := d.observe(tt.reads, nil, nil, func(calibration.Point) bool { return true })
+			if len(got) != 1 || got[0].Card != two || got[0].otherSuit != tt.want || got[0].Confidence != 0.97 {
+				t.Fatalf("observed %+v, want one 2S at 0.97 with otherSuit %v", got, tt.want)
+			}
+		})
+	}
+}

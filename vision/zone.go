@@ -888,7 +888,7 @@ func (d *Detector) observe(reads []read, shapes []cardShape, counted []shapePips
 			conf = math.Min(conf, d.opts.CoveredConfidence)
 		}
 		o := d.observation(g.card, conf, false, g.centre, g.v)
-		o.Rivals, o.indices = g.rivals, len(g.at)
+		o.Rivals, o.indices, o.otherSuit = g.rivals, len(g.at), g.otherSuit
 		out = append(out, o)
 	}
 	for _, b := range backs(reads) {
@@ -913,6 +913,8 @@ type faceGroup struct {
 	// rivals are the other cards read where the group's card lies that
 	// put it in doubt, where its own reading is sure (dropSamePlace).
 	rivals []cards.Card
+	// otherSuit is the least classify.Result.OtherSuit of its readings.
+	otherSuit float64
 }
 
 // looksLike reports whether the enrolled deck compared the group's
@@ -975,6 +977,9 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 		} else {
 			n := float64(len(g.at))
 			g.centre = g.centre.Scale(n).Add(c).Scale(1 / (n + 1))
+		}
+		if len(g.at) == 0 || rd.res.OtherSuit < g.otherSuit {
+			g.otherSuit = rd.res.OtherSuit
 		}
 		g.at = append(g.at, rd.at)
 		g.conf = math.Max(g.conf, rd.res.Confidence)

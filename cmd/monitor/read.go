@@ -80,7 +80,9 @@ func (m *Main) runRead(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	model, err := openModel(cfg.Vision)
+	v := cfg.Vision
+	v.RecheckBelow = vision.StillRecheckBelow
+	model, err := openModel(v)
 	if err == nil && cfg.Vision.Deck != "" {
 		model, err = classify.OpenEnrolled(model, cfg.Vision.Deck, cfg.Vision.FeaturesModel)
 	}
