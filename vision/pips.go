@@ -133,15 +133,13 @@ func suitOf(suits *[4]float64, like cards.Suit) cards.Suit {
 	if suits == nil || !like.Valid() {
 		return 0
 	}
-	a, b := 0, 3 // cards.Suits: spades, hearts, diamonds, clubs
-	if like.Red() {
-		a, b = 1, 2
-	}
+	a, b := like, like.Other()
+	pa, pb := suits[slices.Index(cards.Suits[:], a)], suits[slices.Index(cards.Suits[:], b)]
 	switch {
-	case suits[a]-suits[b] >= pipSuitMargin:
-		return cards.Suits[a]
-	case suits[b]-suits[a] >= pipSuitMargin:
-		return cards.Suits[b]
+	case pa-pb >= pipSuitMargin:
+		return a
+	case pb-pa >= pipSuitMargin:
+		return b
 	}
 	return 0
 }
