@@ -228,6 +228,12 @@ func printRead(w interface{ Write([]byte) (int, error) }, r readResult) {
 	}
 }
 
+// readLabel is what drawRead writes by a card: its reading, the rivals
+// of one in doubt after it, and the confidence ("2S/2C 0.70").
+func readLabel(c readCard) string {
+	return fmt.Sprintf("%s %.2f", strings.Join(append([]string{c.Card}, c.Rivals...), "/"), c.Confidence)
+}
+
 // drawRead writes img with each card's outline and reading over it.
 func drawRead(img gocv.Mat, r readResult, path string) error {
 	out := img.Clone()
@@ -247,7 +253,7 @@ func drawRead(img gocv.Mat, r readResult, path string) error {
 		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
 		gocv.Polylines(&out, pv, true, col, 2)
 		pv.Close()
-		label := fmt.Sprintf("%s %.2f", c.Card, c.Confidence)
+		label := readLabel(c)
 		gocv.PutText(&out, label, pts[0].Add(image.Pt(2, -6)), gocv.FontHersheySimplex, 0.6, color.RGBA{A: 255}, 4)
 		gocv.PutText(&out, label, pts[0].Add(image.Pt(2, -6)), gocv.FontHersheySimplex, 0.6, col, 2)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"bjmonitor/cards"
 	"bjmonitor/internal/golden"
+
+	"gocv.io/x/gocv"
 )
 
 // TestReadStills reads the enrolment still (a whole deck laid out face
@@ -104,5 +106,47 @@ func TestPrintRead(t *testing.T) {
 `
 	if b.String() != want {
 		t.Errorf("printRead wrote\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestReadAnnotate reads the sample still with --annotate: the picture
+// is written, its size kept, with the readings drawn over it; each
+// card's label names its rivals where it is in doubt.
+func TestReadAnnotate(t *testing.T) {
+	useBundledModels(t)
+	still := filepath.Join("..", "..", "testvideos", "dealt-still.jpg")
+	dir := t.TempDir()
+	if _, _, err := run(t, "read", "--annotate", dir, still); err != nil {
+		t.Fatal(err)
+	}
+	in := gocv.IMRead(still, gocv.IMReadColor)
+	defer in.Close()
+	out := gocv.IMRead(filepath.Join(dir, "dealt-still.read.jpg"), gocv.IMReadColor)
+	defer out.Close()
+	if out.Empty() || out.Rows() != in.Rows() || out.Cols() != in.Cols() {
+		t.Fatalf("the annotated picture is %dx%d, want %dx%d", out.Cols(), out.Rows(), in.Cols(), in.Rows())
+	}
+	diff := gocv.NewMat()
+	defer diff.Close()
+	gocv.AbsDiff(in, out, &diff)
+	grey := gocv.NewMat()
+	defer grey.Close()
+	gocv.CvtColor(diff, &grey, gocv.ColorBGRToGray)
+	gocv.Threshold(grey, &grey, 60, 255, gocv.ThresholdBinary)
+	// Twelve outlines 2 px wide, some 400 px round, and their labels.
+	if n := gocv.CountNonZero(grey); n < 12*2*400 {
+		t.Errorf("%d pixels drawn over, want the outlines of 12 cards at least", n)
+	}
+	for _, tt := range []struct {
+		c    readCard
+		want string
+	}{
+		{readCard{Card: "9H", Confidence: 0.974}, "9H 0.97"},
+		{readCard{Card: "2S", Confidence: 0.7, Rivals: []string{"2C"}}, "2S/2C 0.70"},
+		{readCard{Card: "6D", Confidence: 0.7, Rivals: []string{"9D", "6H"}}, "6D/9D/6H 0.70"},
+	} {
+		if got := readLabel(tt.c); got != tt.want {
+			t.Errorf("readLabel(%+v) = %q, want %q", tt.c, got, tt.want)
+		}
 	}
 }
