@@ -30,7 +30,15 @@ var (
 // openReader opens the shipped reader; the test closes it.
 func openReader(tb testing.TB) *classify.Cascade {
 	tb.Helper()
-	c, err := classify.OpenCascade(fastModelPath, modelPath, classify.DefaultRecheckBelow)
+	return openCascade(tb, classify.DefaultRecheckBelow)
+}
+
+// openCascade opens the shipped model cascade, the careful model reading
+// again each crop the fast one reads below below; the test's cleanup
+// closes it.
+func openCascade(tb testing.TB, below float64) *classify.Cascade {
+	tb.Helper()
+	c, err := classify.OpenCascade(fastModelPath, modelPath, below)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -63,12 +63,7 @@ func pct(a, b int) float64 {
 // (vision.StillRecheckBelow); the test's cleanup closes it.
 func openStillReader(tb testing.TB) *classify.Cascade {
 	tb.Helper()
-	c, err := classify.OpenCascade(fastModelPath, modelPath, vision.StillRecheckBelow)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	return c
+	return openCascade(tb, vision.StillRecheckBelow)
 }
 
 func scoreStill(name string, st *still.Still, got vision.Still) stillScore {

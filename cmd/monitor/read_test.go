@@ -126,15 +126,8 @@ func TestReadAnnotate(t *testing.T) {
 	if out.Empty() || out.Rows() != in.Rows() || out.Cols() != in.Cols() {
 		t.Fatalf("the annotated picture is %dx%d, want %dx%d", out.Cols(), out.Rows(), in.Cols(), in.Rows())
 	}
-	diff := gocv.NewMat()
-	defer diff.Close()
-	gocv.AbsDiff(in, out, &diff)
-	grey := gocv.NewMat()
-	defer grey.Close()
-	gocv.CvtColor(diff, &grey, gocv.ColorBGRToGray)
-	gocv.Threshold(grey, &grey, 60, 255, gocv.ThresholdBinary)
 	// Twelve outlines 2 px wide, some 400 px round, and their labels.
-	if n := gocv.CountNonZero(grey); n < 12*2*400 {
+	if n := drawnOver(in, out, 60); n < 12*2*400 {
 		t.Errorf("%d pixels drawn over, want the outlines of 12 cards at least", n)
 	}
 	for _, tt := range []struct {
@@ -149,4 +142,17 @@ func TestReadAnnotate(t *testing.T) {
 			t.Errorf("readLabel(%+v) = %q, want %q", tt.c, got, tt.want)
 		}
 	}
+}
+
+// drawnOver counts the pixels where picture b differs from a by more
+// than least grey levels: what was drawn over a.
+func drawnOver(a, b gocv.Mat, least float32) int {
+	diff := gocv.NewMat()
+	defer diff.Close()
+	gocv.AbsDiff(a, b, &diff)
+	grey := gocv.NewMat()
+	defer grey.Close()
+	gocv.CvtColor(diff, &grey, gocv.ColorBGRToGray)
+	gocv.Threshold(grey, &grey, least, 255, gocv.ThresholdBinary)
+	return gocv.CountNonZero(grey)
 }
