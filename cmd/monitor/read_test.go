@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,4 +156,47 @@ func drawnOver(a, b gocv.Mat, least float32) int {
 	gocv.CvtColor(diff, &grey, gocv.ColorBGRToGray)
 	gocv.Threshold(grey, &grey, least, 255, gocv.ThresholdBinary)
 	return gocv.CountNonZero(grey)
+}
+
+// TestReadOnTheTable reads the enrolment still with its table file: each
+// card is placed on the table, in mm, where the scene laid it.
+func TestReadOnTheTable(t *testing.T) {
+	e := enrolStill(t, nil)
+	stdout, stderr, err := run(t, "read", "--json", e.Image, "--config", e.Config)
+	if err != nil {
+		t.Fatalf("read: %v\n%s", err, stderr)
+	}
+	var r readResult
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("read --json printed %q: %v", stdout, err)
+	}
+	if r.Plane != "table file" {
+		t.Errorf("plane %q, want the table file's", r.Plane)
+	}
+	at := map[string][2]float64{}
+	for _, c := range r.Cards {
+		if len(c.QuadMM) != 4 {
+			t.Fatalf("%s: %d corners in mm, want 4", c.Card, len(c.QuadMM))
+		}
+		var x, y float64
+		for _, q := range c.QuadMM {
+			x, y = x+q[0]/4, y+q[1]/4
+		}
+		at[c.Card] = [2]float64{x, y}
+	}
+	placed := 0
+	for _, pc := range e.Cards {
+		got, ok := at[pc.Card.String()]
+		if !ok {
+			continue
+		}
+		if d := math.Hypot(got[0]-pc.Pose.Center.X, got[1]-pc.Pose.Center.Y); d > 3 {
+			t.Errorf("%v placed at (%.1f, %.1f) mm, %.1f mm from where it lies", pc.Card, got[0], got[1], d)
+			continue
+		}
+		placed++
+	}
+	if placed < 51 {
+		t.Errorf("%d of the 52 cards placed within 3 mm, want 51 at least", placed)
+	}
 }
