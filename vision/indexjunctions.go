@@ -256,9 +256,9 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 // lineShare of the positions or more. Where the outline follows a card
 // lying a millimetre or two higher than the next in its row, the next
 // cards' top edges, and their shadows, run through the index band from
-// end to end, and would join every index along the row into one cluster
-// (proc:13 seed 5022: a 7♣ lost so behind the 4♦ before it). Indices
-// along a row leave most of any row of the band paper.
+// end to end, and would join every index along the row into one
+// cluster, which offers a corner for the first card's index alone.
+// Indices along a row leave most of any row of the band paper.
 func alongLines(band [][]uint8, level int) []bool {
 	if len(band) == 0 {
 		return nil

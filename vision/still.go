@@ -82,10 +82,10 @@ func doubtOtherSuit(cs []Observation) {
 // stillSuitDoubt is the probability of the other suit of its colour from
 // which a sure reading of a still card's index is put in doubt. A club's
 // index pip a few pixels across is read as a spade's, surely, more than
-// any other confusion of the models; on the development stills
-// (proc:13–36, seeds 5018–5021, 912 cards, every crop read by both
-// models as StillRecheckBelow has it) 0.03 took the readings confidently
-// wrong from 8 to 2 and left 718 of 793 confident.
+// any other confusion of the models; on the development stills it was
+// chosen on (912 cards, every crop read by both models as
+// StillRecheckBelow has it; models/NOTES.md) 0.03 took the readings
+// confidently wrong from 8 to 2 and left 718 of 793 confident.
 const stillSuitDoubt = 0.03
 
 // StillRecheckBelow is the recheck threshold (classify.OpenCascade) that
