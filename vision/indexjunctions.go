@@ -187,26 +187,26 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 		gapMM        = 1.0
 		leastMM      = 0.8 // a speck is no index
 	)
-	// The band's pixels, position along by row in (255 outside the
-	// picture), counted by grey level for its upper quartile.
-	var band [][]uint8
+	// The band's pixels, rows in for each position along in turn (255
+	// outside the picture), counted by grey level for its upper quartile.
+	var band []uint8
 	var hist [256]int
-	n := 0
+	n, rows := 0, 0
 	for s := 0.0; s <= length; s++ {
-		var col []uint8
+		rows = 0
 		for t := fromMM * r; t <= toMM*r; t++ {
+			rows++
 			q := a.Add(d.Scale(s)).Add(in.Scale(t))
 			x, y := int(q.X+0.5), int(q.Y+0.5)
 			if x < 0 || y < 0 || x >= pic.cols || y >= pic.rows {
-				col = append(col, 255)
+				band = append(band, 255)
 				continue
 			}
 			v := pic.px[y*pic.step+x]
 			hist[v]++
 			n++
-			col = append(col, v)
+			band = append(band, v)
 		}
-		band = append(band, col)
 	}
 	if n == 0 {
 		return nil
@@ -217,11 +217,11 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	}
 	// The band's darkest pixel at each position along, lines along the
 	// stretch left out (alongLines).
-	along := alongLines(band, paper-faintDrop)
-	darkest := make([]uint8, len(band))
-	for k, col := range band {
+	along := alongLines(band, rows, paper-faintDrop)
+	darkest := make([]uint8, len(band)/rows)
+	for k := range darkest {
 		low := uint8(255)
-		for i, v := range col {
+		for i, v := range band[k*rows : (k+1)*rows] {
 			if !along[i] {
 				low = min(low, v)
 			}
@@ -250,8 +250,9 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	return out
 }
 
-// alongLines reports, for each row of band (positions along a stretch by
-// rows in from it), whether it is part of a line along the stretch
+// alongLines reports, for each row of band (rows pixels in from a
+// stretch for each position along it in turn), whether it is part of a
+// line along the stretch
 // rather than ink: pixels darker than level, in it or a row beside it, at
 // lineShare of the positions or more. Where the outline follows a card
 // lying a millimetre or two higher than the next in its row, the next
@@ -259,13 +260,14 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 // end to end, and would join every index along the row into one
 // cluster, which offers a corner for the first card's index alone.
 // Indices along a row leave most of any row of the band paper.
-func alongLines(band [][]uint8, level int) []bool {
-	if len(band) == 0 {
+func alongLines(band []uint8, rows, level int) []bool {
+	if rows == 0 {
 		return nil
 	}
-	rows := len(band[0])
+	positions := len(band) / rows
 	dark := make([]int, rows)
-	for _, col := range band {
+	for k := range positions {
+		col := band[k*rows : (k+1)*rows]
 		for i := range rows {
 			for j := max(0, i-1); j <= min(rows-1, i+1); j++ {
 				if int(col[j]) < level {
@@ -277,7 +279,7 @@ func alongLines(band [][]uint8, level int) []bool {
 	}
 	out := make([]bool, rows)
 	for i, n := range dark {
-		out[i] = float64(n) >= lineShare*float64(len(band))
+		out[i] = float64(n) >= lineShare*float64(positions)
 	}
 	return out
 }
