@@ -167,8 +167,7 @@ const indexInsetMM = 4.0
 // along, of each run of positions where the index band, 1.5 to 10 mm in,
 // holds ink, runs less than a millimetre apart taken as one, in order
 // along. Ink is a pixel darker than the paper, the band's upper quartile,
-// by inkDrop grey levels, in a row of the band that no line along the
-// stretch darkens (alongLines). A thin figure blurred by the camera is dark only
+// by inkDrop grey levels. A thin figure blurred by the camera is dark only
 // at its heart, and measured at inkDrop it is narrower than a speck or not
 // there at all; so a run of pixels darker than the paper by faintDrop,
 // whose darkest is darker by faintInk but not by inkDrop, is a cluster
@@ -187,26 +186,25 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 		gapMM        = 1.0
 		leastMM      = 0.8 // a speck is no index
 	)
-	// The band's pixels, rows in for each position along in turn (255
-	// outside the picture), counted by grey level for its upper quartile.
-	var band []uint8
+	// The band's darkest pixel at each position along, and the band's
+	// pixels counted by grey level for its upper quartile.
+	var darkest []uint8
 	var hist [256]int
-	n, rows := 0, 0
+	n := 0
 	for s := 0.0; s <= length; s++ {
-		rows = 0
+		low := uint8(255)
 		for t := fromMM * r; t <= toMM*r; t++ {
-			rows++
 			q := a.Add(d.Scale(s)).Add(in.Scale(t))
 			x, y := int(q.X+0.5), int(q.Y+0.5)
 			if x < 0 || y < 0 || x >= pic.cols || y >= pic.rows {
-				band = append(band, 255)
 				continue
 			}
 			v := pic.px[y*pic.step+x]
 			hist[v]++
 			n++
-			band = append(band, v)
+			low = min(low, v)
 		}
+		darkest = append(darkest, low)
 	}
 	if n == 0 {
 		return nil
@@ -214,19 +212,6 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	paper, seen := 255, 0
 	for ; paper > 0 && seen+hist[paper] <= n/4; paper-- {
 		seen += hist[paper]
-	}
-	// The band's darkest pixel at each position along, lines along the
-	// stretch left out (alongLines).
-	along := alongLines(band, rows, paper-faintDrop)
-	darkest := make([]uint8, len(band)/rows)
-	for k := range darkest {
-		low := uint8(255)
-		for i, v := range band[k*rows : (k+1)*rows] {
-			if !along[i] {
-				low = min(low, v)
-			}
-		}
-		darkest[k] = low
 	}
 	short := func(c [2]float64) bool { return c[1]-c[0] < leastMM*r }
 	out, _ := inkRuns(darkest, paper-inkDrop, gapMM*r)
@@ -249,44 +234,6 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	slices.SortFunc(out, func(p, q [2]float64) int { return cmp.Compare(p[0], q[0]) })
 	return out
 }
-
-// alongLines reports, for each row of band (rows pixels in from a
-// stretch for each position along it in turn), whether it is part of a
-// line along the stretch
-// rather than ink: pixels darker than level, in it or a row beside it, at
-// lineShare of the positions or more. Where the outline follows a card
-// lying a millimetre or two higher than the next in its row, the next
-// cards' top edges, and their shadows, run through the index band from
-// end to end, and would join every index along the row into one
-// cluster, which offers a corner for the first card's index alone.
-// Indices along a row leave most of any row of the band paper.
-func alongLines(band []uint8, rows, level int) []bool {
-	if rows == 0 {
-		return nil
-	}
-	positions := len(band) / rows
-	dark := make([]int, rows)
-	for k := range positions {
-		col := band[k*rows : (k+1)*rows]
-		for i := range rows {
-			for j := max(0, i-1); j <= min(rows-1, i+1); j++ {
-				if int(col[j]) < level {
-					dark[i]++
-					break
-				}
-			}
-		}
-	}
-	out := make([]bool, rows)
-	for i, n := range dark {
-		out[i] = float64(n) >= lineShare*float64(positions)
-	}
-	return out
-}
-
-// lineShare is the share of a stretch's positions a row of its index
-// band must be dark at to be a line along it (alongLines).
-const lineShare = 0.6
 
 // inkRuns returns the runs of positions whose darkest pixel lies below
 // level, runs up to gap apart taken as one, each with its darkest pixel.
