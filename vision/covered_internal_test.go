@@ -83,6 +83,20 @@ func TestCovered(t *testing.T) {
 			want:  false,
 		},
 		{
+			// s lies over the end of a card beneath, whose long edge
+			// meets s's bottom end: a corner whose card would run away
+			// from s, over the paper of the card beneath. CCTV proc:4
+			// seed 4714 (CCTV=1 DECKS=proc:4 scripts/accuracy 4 4714 1),
+			// round 1000, frame 360: seat 7's 2♣ over the J♦'s end, its
+			// two clubs never read, and the card stood as the 2♠ its
+			// index read.
+			name:  "a card beneath's long edge at s's end",
+			at:    corner{P: pt(22, 46), U: pt(0, 1), V: pt(1, 0)},
+			paper: []rect{{10, 10, 73, 98}},
+			zone:  zone,
+			want:  false,
+		},
+		{
 			name:  "a corner placed from ink",
 			at:    corner{P: pt(10, -44), U: pt(1, 0), V: pt(0, 1), Guessed: true},
 			paper: []rect{{10, -44, 73, 44}},

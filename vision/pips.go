@@ -146,13 +146,14 @@ func suitOf(suits *[4]float64, like cards.Suit) cards.Suit {
 
 // covered reports whether another card lies over shape s: a corner
 // found this frame (reads), where edges meet, lies on s's face clear of
-// its long edges, and the card it would be the corner of shows its paper
-// beyond s (showsBeyond). A corner shows only where its card lies on top,
-// so that card hides part of s, and the pips seen there may be its own:
-// in a dealer's row laid some 30 mm apart, a covered 9's first column of
-// pips and the next card's make a 4-and-4 layout, an 8. paper tells
-// whether a table point is card paper, and whether it lies where paper
-// could be seen at all (in the zone).
+// its long edges, and the card it would be the corner of reaches over s
+// (reachesOver) and shows its paper beyond it (showsBeyond). A corner
+// shows only where its card lies on top, so that card hides part of s,
+// and the pips seen there may be its own: in a dealer's row laid some 30
+// mm apart, a covered 9's first column of pips and the next card's make
+// a 4-and-4 layout, an 8. paper tells whether a table point is card
+// paper, and whether it lies where paper could be seen at all (in the
+// zone).
 func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, seen bool)) bool {
 	for _, rd := range reads {
 		if rd.at.Guessed {
@@ -163,8 +164,28 @@ func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, se
 		// enough.
 		across, along := s.local(rd.at.P)
 		if math.Abs(across) < cardW/2-cornerNearMM && math.Abs(along) < cardH/2+cornerNearMM &&
-			showsBeyond(s, rd.at, paper) {
+			reachesOver(s, rd.at) && showsBeyond(s, rd.at, paper) {
 			return true
+		}
+	}
+	return false
+}
+
+// reachesOver reports whether the card whose corner is c lies over part
+// of shape s: a point of its face within a card's width of c (the face
+// whichever of U and V runs along its long edge) lies on s's face, clear
+// of its outline. A corner on s's end whose card runs away from s is no
+// card over it: where s lies over the end of a card beneath, that card's
+// long edge meets s's end in a junction found as a corner, whose card
+// would lie over the paper of the card beneath.
+func reachesOver(s cardShape, c corner) bool {
+	cu, cv := c.U.Unit(), c.V.Unit()
+	for a := beyondStepMM / 2; a < cardW; a += beyondStepMM {
+		for b := beyondStepMM / 2; b < cardW; b += beyondStepMM {
+			across, along := s.local(c.P.Add(cu.Scale(a)).Add(cv.Scale(b)))
+			if math.Abs(across) < cardW/2-beyondMarginMM && math.Abs(along) < cardH/2-beyondMarginMM {
+				return true
+			}
 		}
 	}
 	return false
