@@ -145,6 +145,9 @@ func (in *inspector) frame(mat gocv.Mat, at driver.At, obs vision.Frame) error {
 		if o.Sideways {
 			line += ", sideways"
 		}
+		if o.Pips.Rank.Valid() {
+			line += ", pips " + o.Pips.String() // "7?": counted, their suit not read surely
+		}
 		lines = append(lines, line)
 	}
 	if len(lines) == 0 || len(reads) == 0 && !in.every {

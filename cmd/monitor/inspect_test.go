@@ -14,8 +14,8 @@ import (
 
 // TestInspect shows the first card of the 1080p sample (a 7♠ at seat 2,
 // placed at frame 54, its centre at table point 343.7, 349.0) as vision
-// read it: its corners read as 7S, the card made of them, and each
-// corner's crop written as the model saw it.
+// read it: its corners read as 7S, the card made of them with what its
+// pips say, and each corner's crop written as the model saw it.
 func TestInspect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays video")
@@ -25,6 +25,10 @@ func TestInspect(t *testing.T) {
 		"--frames", "50:80", "--at", "343.7,349.0", "--radius", "60", "--crops", crops)
 	if !strings.Contains(stdout, "card 7S") {
 		t.Errorf("no 7S card shown:\n%s", stdout)
+	}
+	// It lies alone, whole: its seven pips are counted, their suit read.
+	if !strings.Contains(stdout, ", pips 7S") {
+		t.Errorf("no pips shown for the 7S:\n%s", stdout)
 	}
 	corners := 0
 	for _, line := range strings.Split(stdout, "\n") {
