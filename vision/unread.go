@@ -128,7 +128,8 @@ const cornerInMM = 4.0
 
 // oppositeCorners reports whether a and b are the two index corners of
 // one card, the top left and the bottom right: their edges run opposite
-// ways and the card each places lies in one place. It returns that card.
+// ways and the card each places lies in one place. It returns that card
+// (diagonalShape).
 func oppositeCorners(a, b corner) (cardShape, bool) {
 	if dot(a.U, b.U) > oppositeCos || dot(a.V, b.V) > oppositeCos {
 		return cardShape{}, false
@@ -137,7 +138,40 @@ func oppositeCorners(a, b corner) (cardShape, bool) {
 	if ca.Sub(cb).Len() >= sameFaceMM {
 		return cardShape{}, false
 	}
-	return cardShape{centre: ca.Add(cb).Scale(0.5), v: a.V}, true
+	return diagonalShape(a, b), true
+}
+
+// diagonalShape returns the card whose opposite index corners are a and
+// b. Where both were found where edges meet, its centre lies midway
+// between their points, and its long edge along whichever of their edges
+// lies nearer the way the diagonal between them gives: where a card lies
+// over the edge of another, the edge found at one corner may be the
+// other card's, some degrees off its own, while the corner's point lies
+// within a millimetre. A corner placed from an index's ink (Guessed)
+// lies on the outline before the ink, which may be another card's edge
+// a few millimetres off its own, and along it by as much: the card is
+// placed from the other corner alone, where that one was found where
+// edges meet, and from both as they say where neither was.
+func diagonalShape(a, b corner) cardShape {
+	switch {
+	case a.Guessed && b.Guessed:
+		return cardShape{centre: indexCentre(a).Add(indexCentre(b)).Scale(0.5), v: a.V}
+	case a.Guessed:
+		return cardShape{centre: indexCentre(b), v: b.V.Scale(-1)}
+	case b.Guessed:
+		return cardShape{centre: indexCentre(a), v: a.V}
+	}
+	d := b.P.Sub(a.P).Unit()
+	sin, cos := cardW/math.Hypot(cardW, cardH), cardH/math.Hypot(cardW, cardH)
+	diag := pt(d.X*cos-d.Y*sin, d.X*sin+d.Y*cos)
+	if w := pt(d.X*cos+d.Y*sin, -d.X*sin+d.Y*cos); dot(w, a.V.Sub(b.V)) > dot(diag, a.V.Sub(b.V)) {
+		diag = w
+	}
+	v, w := a.V.Unit(), b.V.Unit().Scale(-1)
+	if dot(w, diag) > dot(v, diag) {
+		v = w
+	}
+	return cardShape{centre: a.P.Add(b.P).Scale(0.5), v: v}
 }
 
 // indexCentre is the centre of the card whose index corner is c.
