@@ -15,9 +15,11 @@
 package pips
 
 import (
+	"cmp"
 	"image"
 	"image/color"
 	"math"
+	"slices"
 
 	"gocv.io/x/gocv"
 
@@ -121,10 +123,11 @@ func Read(face gocv.Mat, pxPerMM float64) (Face, bool) {
 // Face.Pips 1, its ink's colour, and the pip's glyph as the face is cut
 // (an ace's pip is printed upright; which way up the face was cut is the
 // caller's to know or to try). It answers only where the face's body
-// holds one piece of ink larger than print and none else, no wider nor
-// taller than aceMaxMM, lying within aceOffMM of the face's centre: an
-// ornate ace of spades whose art spreads, a number card, a court card or
-// a face partly covered give none.
+// holds one piece of ink larger than print and none else but pieces
+// touching it (onePiece), no wider nor taller than aceMaxMM, lying within
+// aceOffMM of the face's centre: an ornate ace of spades whose art
+// spreads, a number card, a court card or a face partly covered give
+// none.
 func Ace(face gocv.Mat, pxPerMM float64) (Face, bool) {
 	b, ok := inkOf(face, pxPerMM)
 	if !ok {
@@ -159,10 +162,10 @@ func (b *inked) number() (Face, bool) {
 
 // ace is Ace's answer for the ink of b.
 func (b *inked) ace() (Face, bool) {
-	if len(b.blobs) != 1 {
+	pip, ok := onePiece(b.blobs, b.r)
+	if !ok {
 		return Face{}, false
 	}
-	pip := b.blobs[0]
 	if pip.area < minPipMM2 || pip.extent > aceMaxMM || math.Hypot(pip.at.x-cardW/2, pip.at.y-cardH/2) > aceOffMM {
 		return Face{}, false
 	}
@@ -172,6 +175,34 @@ func (b *inked) ace() (Face, bool) {
 	f := b.faceOf([]blob{pip}, true)
 	return f, len(f.Glyphs) == 1
 }
+
+// onePiece returns the one piece of ink of blobs (r pixels a mm), where
+// every other piece lies within aceJoinMM of the largest: a club's stem
+// printed on a thin neck, or a spade's, parts from its lobes where the
+// camera blurs the neck, and the pip is the pieces together.
+func onePiece(blobs []blob, r float64) (blob, bool) {
+	if len(blobs) == 0 {
+		return blob{}, false
+	}
+	big := slices.MaxFunc(blobs, func(a, b blob) int { return cmp.Compare(a.area, b.area) })
+	join := int(math.Ceil(aceJoinMM * r))
+	near := big.box.Inset(-join)
+	pip := blob{box: big.box}
+	for _, bl := range blobs {
+		if !bl.box.Overlaps(near) {
+			return blob{}, false
+		}
+		pip.area += bl.area
+		pip.at = pip.at.add(bl.at.scale(bl.area))
+		pip.box = pip.box.Union(bl.box)
+	}
+	pip.at = pip.at.scale(1 / pip.area)
+	pip.extent = float64(max(pip.box.Dx(), pip.box.Dy())) / r
+	return pip, true
+}
+
+// aceJoinMM: a piece of ink this close to an ace's pip is part of it.
+const aceJoinMM = 1.5
 
 // inked is a face's body as Read and Ace look at it: the face's darkest
 // colour (dark), its body's rectangle, ink and paper and their levels,
@@ -183,6 +214,7 @@ type inked struct {
 	dark, ink, paper gocv.Mat
 	levels           [2]float64
 	blobs            []blob
+	r                float64 // pixels a mm
 }
 
 // inkOf finds the ink of face's body (inkMask), where face is a BGR face
@@ -205,7 +237,7 @@ func inkOf(face gocv.Mat, pxPerMM float64) (*inked, bool) {
 		return nil, false
 	}
 	return &inked{face: face, body: body, dark: dark, ink: ink, paper: paper, levels: levels,
-		blobs: components(ink, r, pt(bodyX0, bodyY0))}, true
+		blobs: components(ink, r, pt(bodyX0, bodyY0)), r: r}, true
 }
 
 // close releases the Mats b owns.
@@ -424,8 +456,9 @@ func near(pips []point, q point, tol float64) bool {
 // point is a place on the face, in mm from its top-left corner.
 type point struct{ x, y float64 }
 
-func pt(x, y float64) point       { return point{x, y} }
-func (p point) add(q point) point { return point{p.x + q.x, p.y + q.y} }
+func pt(x, y float64) point           { return point{x, y} }
+func (p point) add(q point) point     { return point{p.x + q.x, p.y + q.y} }
+func (p point) scale(k float64) point { return point{p.x * k, p.y * k} }
 
 // CutFace cuts a card's face out of frame into dst at pxPerMM, for Read:
 // corners are the face's corners in frame's pixels, clockwise from its

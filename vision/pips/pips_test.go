@@ -252,6 +252,50 @@ func TestAce(t *testing.T) {
 	}
 }
 
+// TestAcePieces: an ace's pip whose stem the camera parted from its
+// lobes is one pip; ink a few millimetres off the pip is another piece,
+// and no ace. CCTV proc:4 seed 4714 (CCTV=1
+// DECKS=proc:4 scripts/accuracy 4 4714 1), round 1002, frame 1300: seat
+// 6's A♣, whose stem's foot stands on a neck too thin to see, was read
+// A♠ by its index, and its pip named no suit.
+func TestAcePieces(t *testing.T) {
+	const r = 2.0
+	w, h := int(cardW*r), int(cardH*r)
+	black := color.RGBA{A: 255}
+	club := func(footGapMM float64) gocv.Mat {
+		m := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(235, 235, 235, 0), h, w, gocv.MatTypeCV8UC3)
+		cx, cy := cardW/2*r, cardH/2*r
+		for _, c := range [][2]float64{{0, -4.5}, {-4.5, 2}, {4.5, 2}} {
+			gocv.Circle(&m, image.Pt(int(cx+c[0]*r), int(cy+c[1]*r)), int(4.5*r), black, -1)
+		}
+		// The stem's foot, footGapMM below the lobes.
+		y := cy + (6.5+footGapMM)*r
+		gocv.Rectangle(&m, image.Rect(int(cx-5*r), int(y), int(cx+5*r), int(y+2*r)), black, -1)
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		gap  float64
+		ok   bool
+	}{
+		{"the stem joined", 0, true},
+		{"the stem parted by a blurred neck", 1, true},
+		{"ink a few mm below the pip", 5, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			face := club(tc.gap)
+			defer face.Close()
+			f, ok := Ace(face, r)
+			if ok != tc.ok {
+				t.Fatalf("Ace: %v, want %v", ok, tc.ok)
+			}
+			if ok && (f.Pips != 1 || len(f.Glyphs) != 1) {
+				t.Errorf("%d pips, %d glyphs; want one of each", f.Pips, len(f.Glyphs))
+			}
+		})
+	}
+}
+
 // TestReadRefuses: what is no card face gives no count.
 func TestReadRefuses(t *testing.T) {
 	const r = 2.0
