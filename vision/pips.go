@@ -51,22 +51,37 @@ type shapePips struct {
 	suits  *[4]float64
 	ace    bool
 	turned *[4]float64
+	// contest is set where the shape and another card each lie over
+	// the other by their corners (contested): the model's readings of
+	// those corners say which is on top (settleContests).
+	contest *contest
 }
+
+// contest is what tells which of two cards lies on top, where each
+// one's corners put it over the other: under, the reads whose cards lie
+// over the shape, and over, the shape's own reads that lie over those
+// cards (indices of the zone's reads).
+type contest struct{ under, over []int }
 
 // readShapePips reads the pips of each card shape of the zone (z.shapes,
 // found from the outline and the corners' geometry before the model
 // reads), on the zone's worker: the faces are cut and counted while the
 // model reads other zones, and checkPips only looks the counts up. A
-// shape another card lies over (covered) is not counted.
+// shape another card lies over (covered) is not counted, unless that card
+// is contested: then it is counted, and the readings settle whether the
+// count stands (settleContests).
 func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 	z.pips = z.pips[:0]
 	face := gocv.NewMat()
 	defer face.Close()
 	paper := func(p calibration.Point) (bool, bool) { return d.paperAt(z, p) }
 	for _, s := range z.shapes {
-		if covered(s, z.reads, paper) {
-			z.pips = append(z.pips, shapePips{})
-			continue
+		var c *contest
+		if under := coveredBy(s, z.reads, paper); len(under) > 0 {
+			if c = contested(s, under, z.reads, paper); c == nil {
+				z.pips = append(z.pips, shapePips{})
+				continue
+			}
 		}
 		var quad [4]calibration.Point
 		for i, p := range s.corners() {
@@ -83,6 +98,7 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 		case ok:
 			sp = shapePips{face: f, ok: true, suits: d.readSuits(f.Glyphs)}
 		}
+		sp.contest = c
 		z.pips = append(z.pips, sp)
 	}
 }
@@ -147,15 +163,23 @@ func suitOf(suits *[4]float64, like cards.Suit) cards.Suit {
 // covered reports whether another card lies over shape s: a corner
 // found this frame (reads), where edges meet, lies on s's face clear of
 // its long edges, and the card it would be the corner of reaches over s
-// (reachesOver) and shows its paper beyond it (showsBeyond). A corner
-// shows only where its card lies on top, so that card hides part of s,
-// and the pips seen there may be its own: in a dealer's row laid some 30
-// mm apart, a covered 9's first column of pips and the next card's make
-// a 4-and-4 layout, an 8. paper tells whether a table point is card
-// paper, and whether it lies where paper could be seen at all (in the
-// zone).
+// (reachesOver) and shows its paper beyond it (showsBeyond). A corner on
+// s's face shows only where its card lies on top, so that card hides
+// part of s, and the pips seen there may be its own: in a dealer's row
+// laid some 30 mm apart, a covered 9's first column of pips and the next
+// card's make a 4-and-4 layout, an 8. (A corner just past s's end may be
+// a card's beneath s: contested.) paper tells whether a table point is
+// card paper, and whether it lies where paper could be seen at all (in
+// the zone).
 func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, seen bool)) bool {
-	for _, rd := range reads {
+	return len(coveredBy(s, reads, paper)) > 0
+}
+
+// coveredBy returns the reads whose corners mark shape s covered
+// (covered), by their index in reads.
+func coveredBy(s cardShape, reads []read, paper func(calibration.Point) (paper, seen bool)) []int {
+	var out []int
+	for i, rd := range reads {
 		if rd.at.Guessed {
 			continue // placed from ink, which a face's own pips have
 		}
@@ -165,6 +189,80 @@ func covered(s cardShape, reads []read, paper func(calibration.Point) (paper, se
 		across, along := s.local(rd.at.P)
 		if math.Abs(across) < cardW/2-cornerNearMM && math.Abs(along) < cardH/2+cornerNearMM &&
 			reachesOver(s, rd.at) && showsBeyond(s, rd.at, paper) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// contested returns the contest over shape s, where every read that
+// marks it covered (under, coveredBy) lies past s's end by pastEndMM or
+// more, and the card it is the corner of is marked covered in turn by a
+// corner of s's; nil where some card lies over s beyond doubt. Two cards
+// lying a few millimetres apart along their length, one over the other,
+// each show a corner past the other's end: the lower card's beside the
+// upper one's bottom end, the upper card's beside the lower one's top
+// end, and the outline is the same whichever lies on top. The card a
+// corner is of lies where the corner's edges place it (its index
+// centre), found as a shape or not.
+func contested(s cardShape, under []int, reads []read, paper func(calibration.Point) (paper, seen bool)) *contest {
+	c := &contest{under: under}
+	for _, i := range under {
+		if _, along := s.local(reads[i].at.P); math.Abs(along) < cardH/2+pastEndMM {
+			return nil
+		}
+		t := cardShape{centre: indexCentre(reads[i].at), v: reads[i].at.V}
+		back := false
+		for j := range reads {
+			if j != i && isCornerOf(s, reads[j].at.P) && covered(t, reads[j:j+1], paper) {
+				c.over = append(c.over, j)
+				back = true
+			}
+		}
+		if !back {
+			return nil
+		}
+	}
+	return c
+}
+
+// pastEndMM is how far past a shape's end a corner that marks it covered
+// must lie for its card to be contested: cards laid in a row with their
+// ends in line, the one over the other, are not.
+const pastEndMM = 1.5
+
+// isCornerOf reports whether p lies within cornerNearMM of one of s's
+// corners.
+func isCornerOf(s cardShape, p calibration.Point) bool {
+	corners := s.corners()
+	return slices.ContainsFunc(corners[:], func(q calibration.Point) bool { return Dist(p, q) < cornerNearMM })
+}
+
+// settleContests keeps the pips of a contested shape (shapePips.contest)
+// only where the model's readings put it on top: every corner of the
+// other card over it read as none, and one of its own corners over that
+// card read as a card or a back. The corner of the card on top shows its
+// index; the other card's corner beside its end has its index under it.
+// Where the model reads neither (a design it cannot read), the shape
+// counts as covered, as before the readings.
+func settleContests(z *zone) {
+	for k := range z.pips {
+		if c := z.pips[k].contest; c != nil && !c.onTop(z.reads) {
+			z.pips[k] = shapePips{}
+		}
+	}
+}
+
+// onTop reports whether the readings of reads put the contested shape on
+// top (settleContests).
+func (c *contest) onTop(reads []read) bool {
+	for _, i := range c.under {
+		if !reads[i].res.None() {
+			return false
+		}
+	}
+	for _, j := range c.over {
+		if !reads[j].res.None() {
 			return true
 		}
 	}

@@ -629,6 +629,7 @@ func (d *Detector) finishZone(frame gocv.Mat, z *zone, res []classify.Result) er
 			z.cache = append(z.cache, cachedRead{at: rd.at, crop: z.batch[i].Clone(), res: rd.res, confirmed: rd.confirmed})
 		}
 	}
+	settleContests(z)
 	z.obs = d.observe(z.reads, z.shapes, z.pips, func(p calibration.Point) bool { return d.onPaper(z, p) })
 	if d.opts.CountPips {
 		d.checkPips(z)
