@@ -198,6 +198,20 @@ func TestContest(t *testing.T) {
 			}
 		})
 	}
+	// A card laid across a (a double), a corner of it past a's end: a
+	// corner that may print no index, read none on top.
+	t.Run("a card across a", func(t *testing.T) {
+		across := rect{-20, -47, 68, 16}
+		paper := func(p calibration.Point) (bool, bool) { return onCard(a).has(p) || across.has(p), true }
+		reads := []read{
+			{at: corner{P: pt(-31.5, -44), U: pt(1, 0), V: pt(0, 1)}, res: card},
+			{at: corner{P: pt(across.x0, across.y0), U: pt(0, 1), V: pt(1, 0)}, res: none},
+		}
+		under := coveredBy(a, reads, paper)
+		if c := contested(a, under, reads, paper); len(under) == 0 || c != nil {
+			t.Errorf("a covered by %v, contest %+v; want covered, no contest", under, c)
+		}
+	})
 	// Cards laid with their ends in line: a corner on a's end is a card's
 	// over it, whatever it reads.
 	t.Run("ends in line", func(t *testing.T) {

@@ -197,8 +197,9 @@ func coveredBy(s cardShape, reads []read, paper func(calibration.Point) (paper, 
 
 // contested returns the contest over shape s, where every read that
 // marks it covered (under, coveredBy) lies past s's end by pastEndMM or
-// more, and the card it is the corner of is marked covered in turn by a
-// corner of s's; nil where some card lies over s beyond doubt. Two cards
+// more, and the card it is the corner of, laid along s, is marked
+// covered in turn by a corner of s's past that card's end; nil where
+// some card lies over s beyond doubt. Two cards
 // lying a few millimetres apart along their length, one over the other,
 // each show a corner past the other's end: the lower card's beside the
 // upper one's bottom end, the upper card's beside the lower one's top
@@ -212,9 +213,13 @@ func contested(s cardShape, under []int, reads []read, paper func(calibration.Po
 			return nil
 		}
 		t := cardShape{centre: indexCentre(reads[i].at), v: reads[i].at.V}
+		if math.Abs(dot(t.v.Unit(), s.v.Unit())) < parallelCos {
+			return nil // a card laid across s, a double: no end beside s's
+		}
 		back := false
 		for j := range reads {
-			if j != i && isCornerOf(s, reads[j].at.P) && covered(t, reads[j:j+1], paper) {
+			if _, along := t.local(reads[j].at.P); j != i && math.Abs(along) >= cardH/2+pastEndMM &&
+				isCornerOf(s, reads[j].at.P) && covered(t, reads[j:j+1], paper) {
 				c.over = append(c.over, j)
 				back = true
 			}
@@ -226,10 +231,18 @@ func contested(s cardShape, under []int, reads []read, paper func(calibration.Po
 	return c
 }
 
-// pastEndMM is how far past a shape's end a corner that marks it covered
-// must lie for its card to be contested: cards laid in a row with their
-// ends in line, the one over the other, are not.
-const pastEndMM = 1.5
+// What makes two cards a contest (contested).
+const (
+	// pastEndMM is how far past a card's end the corner of the other
+	// that marks it covered must lie: cards laid in a row with their
+	// ends in line, the one over the other, are no contest.
+	pastEndMM = 1.5
+	// parallelCos: the two cards' long edges lie within 10° of each
+	// other. A card laid across another (a double) is no contest: the
+	// corner of it that lies over the other may be one that prints no
+	// index, read none though the card lies on top.
+	parallelCos = 0.985
+)
 
 // isCornerOf reports whether p lies within cornerNearMM of one of s's
 // corners.
