@@ -67,9 +67,9 @@ type contest struct{ under, over []int }
 // found from the outline and the corners' geometry before the model
 // reads), on the zone's worker: the faces are cut and counted while the
 // model reads other zones, and checkPips only looks the counts up. A
-// shape another card lies over (covered) is not counted, unless that card
-// is contested: then it is counted, and the readings settle whether the
-// count stands (settleContests).
+// shape another card lies over (covered) is not counted, unless which of
+// the two lies on top is in doubt (contested): then it is counted, and
+// the readings settle whether the count stands (settleContests).
 func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 	z.pips = z.pips[:0]
 	face := gocv.NewMat()
@@ -199,13 +199,12 @@ func coveredBy(s cardShape, reads []read, paper func(calibration.Point) (paper, 
 // marks it covered (under, coveredBy) lies past s's end by pastEndMM or
 // more, and the card it is the corner of, laid along s, is marked
 // covered in turn by a corner of s's past that card's end; nil where
-// some card lies over s beyond doubt. Two cards
-// lying a few millimetres apart along their length, one over the other,
-// each show a corner past the other's end: the lower card's beside the
-// upper one's bottom end, the upper card's beside the lower one's top
-// end, and the outline is the same whichever lies on top. The card a
-// corner is of lies where the corner's edges place it (its index
-// centre), found as a shape or not.
+// some card lies over s beyond doubt. Two cards lying a few millimetres
+// apart along their length, one over the other, each show a corner past
+// the other's end: the lower card's beside the upper one's bottom end,
+// the upper card's beside the lower one's top end, and the outline is
+// the same whichever lies on top. The card a corner is of lies where the
+// corner's edges place it (its index centre), found as a shape or not.
 func contested(s cardShape, under []int, reads []read, paper func(calibration.Point) (paper, seen bool)) *contest {
 	c := &contest{under: under}
 	for _, i := range under {
