@@ -161,11 +161,15 @@ func diagonalShape(a, b corner) cardShape {
 	case b.Guessed:
 		return cardShape{centre: indexCentre(a), v: a.V}
 	}
+	// The long edge makes the diagonal's angle with it, turned the way
+	// the two corners' own edges lie.
 	d := b.P.Sub(a.P).Unit()
 	sin, cos := cardW/math.Hypot(cardW, cardH), cardH/math.Hypot(cardW, cardH)
-	diag := pt(d.X*cos-d.Y*sin, d.X*sin+d.Y*cos)
-	if w := pt(d.X*cos+d.Y*sin, -d.X*sin+d.Y*cos); dot(w, a.V.Sub(b.V)) > dot(diag, a.V.Sub(b.V)) {
-		diag = w
+	left, right := pt(d.X*cos-d.Y*sin, d.X*sin+d.Y*cos), pt(d.X*cos+d.Y*sin, -d.X*sin+d.Y*cos)
+	along := a.V.Sub(b.V)
+	diag := left
+	if dot(right, along) > dot(left, along) {
+		diag = right
 	}
 	v, w := a.V.Unit(), b.V.Unit().Scale(-1)
 	if dot(w, diag) > dot(v, diag) {
