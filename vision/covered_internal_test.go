@@ -6,6 +6,7 @@ import (
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
 	"bjmonitor/vision/classify"
+	"bjmonitor/vision/pips"
 )
 
 // rect is an axis-aligned rectangle on the table, in mm.
@@ -225,4 +226,98 @@ func TestContest(t *testing.T) {
 			t.Errorf("a covered by %v, contested; want covered, no contest", under)
 		}
 	})
+}
+
+// TestLiesUnder checks which cards may hide some of a card shape's pips,
+// so that a count of those in sight does not overrule its index.
+//
+// "a double across s" is still proc:30 seed 5019 (go test ./vision -run
+// 'TestStillAccuracy$' -stills 1 -stills.seed 5019 -stills.decks
+// proc:30): a 4♠ laid sideways over the top half of a 3♥ hides its top
+// pip, and the middle and bottom pips in sight lay out a 2; the index
+// read 3♥ at 0.99 and the card was reported 2♥. "a card laid up and
+// along" is proc:31 seed 5021: a 6♥ laid 13 mm along and 16 mm up from
+// a 10♦ leaves two of its diamonds in sight, and the 10♦ read at 0.88
+// was reported 2. Neither card on top shows a corner on the face of the
+// card beneath.
+func TestLiesUnder(t *testing.T) {
+	// s: a card face up, its long edges along y, its index corners at the
+	// top left and the bottom right.
+	s := cardShape{centre: pt(0, 0), v: pt(0, 1)}
+	reads := []read{
+		{at: corner{P: pt(-31.5, -44), U: pt(1, 0), V: pt(0, 1)}},
+		{at: corner{P: pt(31.5, 44), U: pt(-1, 0), V: pt(0, -1)}},
+	}
+	face := func(c cardShape) rect {
+		if c.v.X != 0 {
+			return rect{c.centre.X - 44, c.centre.Y - 31.5, c.centre.X + 44, c.centre.Y + 31.5}
+		}
+		return rect{c.centre.X - 31.5, c.centre.Y - 44, c.centre.X + 31.5, c.centre.Y + 44}
+	}
+	tests := []struct {
+		name  string
+		other cardShape
+		want  bool
+	}{
+		{"a double across s", cardShape{centre: pt(30, -20), v: pt(1, 0)}, true},
+		{"a card laid up and along", cardShape{centre: pt(13, -16), v: pt(0, 1)}, true},
+		// s on top of it: s's top left corner lies on its face.
+		{"the card beneath s, laid up and to the left", cardShape{centre: pt(-15, -20), v: pt(0, 1)}, false},
+		{"the next card of a row, clear of s's pips", cardShape{centre: pt(55, 0), v: pt(0, 1)}, false},
+		{"s itself, placed again", cardShape{centre: pt(2, 1), v: pt(0, 1)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			paper := func(p calibration.Point) (bool, bool) { return face(s).has(p) || face(tt.other).has(p), true }
+			if got := liesUnder(s, []cardShape{tt.other}, reads, paper); got != tt.want {
+				t.Errorf("liesUnder = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Seen from the 6♥ of "a card laid up and along", the 10♦ beneath may
+	// lie over it too: neither card shows a corner on the other's face,
+	// and the outline cannot tell which lies on top. The 6♥'s count
+	// agrees with its index, and nothing changes.
+	six := cardShape{centre: pt(13, -16), v: pt(0, 1)}
+	sixReads := []read{
+		{at: corner{P: pt(13-31.5, -16-44), U: pt(1, 0), V: pt(0, 1)}},
+		{at: corner{P: pt(13+31.5, -16+44), U: pt(-1, 0), V: pt(0, -1)}},
+	}
+	paper := func(p calibration.Point) (bool, bool) { return face(s).has(p) || face(six).has(p), true }
+	if !liesUnder(six, []cardShape{s}, sixReads, paper) {
+		t.Error("liesUnder(6♥) = false, want true")
+	}
+}
+
+// TestMayLieOnTop checks which cards' pips leave them free to lie over
+// the cards they overlap.
+//
+// "no face, no corner over it" is clip proc:3 seed 2401 (scripts/
+// accuracy), round 1001, seat 4: a 3♥ laid up and along from the 6♠
+// beneath it, read A♥ by its index and 3 by its pips; the 6♠'s pips,
+// partly under the 3♥, laid out no face. Taken for a card that may lie
+// over the 3♥, it kept the 3♥'s count from putting its index right, and
+// the Pot of Gold was judged overpaid. "covered" is still proc:4 seed
+// 5022: the dealer's 4♦, over the 5♣ and under the 7♣.
+func TestMayLieOnTop(t *testing.T) {
+	counted := func(n int) shapePips { return shapePips{face: pips.Face{Pips: n}, ok: true} }
+	tests := []struct {
+		name  string
+		sp    shapePips
+		found bool
+		want  bool
+	}{
+		{"no shape found: a double laid across", shapePips{}, false, true},
+		{"its pips counted its rank", counted(6), true, true},
+		{"covered: a corner over it", shapePips{covered: true}, true, true},
+		{"no face, no corner over it", shapePips{}, true, false},
+		{"counted another rank", counted(4), true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mayLieOnTop(tt.sp, tt.found, cards.Six); got != tt.want {
+				t.Errorf("mayLieOnTop = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

@@ -55,6 +55,9 @@ type shapePips struct {
 	// the other by their corners (contested): the model's readings of
 	// those corners say which is on top (settleContests).
 	contest *contest
+	// covered: another card lies over the shape (covered), and its
+	// pips were not counted.
+	covered bool
 }
 
 // contest is what tells which of two cards lies on top, where each
@@ -79,7 +82,7 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 		var c *contest
 		if under := coveredBy(s, z.reads, paper); len(under) > 0 {
 			if c = contested(s, under, z.reads, paper); c == nil {
-				z.pips = append(z.pips, shapePips{})
+				z.pips = append(z.pips, shapePips{covered: true})
 				continue
 			}
 		}
@@ -260,7 +263,7 @@ func isCornerOf(s cardShape, p calibration.Point) bool {
 func settleContests(z *zone) {
 	for k := range z.pips {
 		if c := z.pips[k].contest; c != nil && !c.onTop(z.reads) {
-			z.pips[k] = shapePips{}
+			z.pips[k] = shapePips{covered: true}
 		}
 	}
 }
@@ -352,7 +355,9 @@ func showsBeyond(s cardShape, c corner, paper func(calibration.Point) (paper, se
 // checkPips takes, for each face-up card the zone shows whole (where a
 // shape of z.shapes lies), the count of its pips (readShapePips), and
 // where they count another rank than its index reads, takes their count
-// for the rank and lowers the reading's confidence to pipDoubt. The
+// for the rank and lowers the reading's confidence to pipDoubt; where
+// another card may lie over its pips (mayLieUnder), those in sight may
+// be only some of them, and the index keeps its rank at pipDoubt. The
 // count owes nothing to the index's font: a small or unfamiliar index
 // misread (a 2 as a 9, a turned 6 as a 9) is put right, for review. A
 // card whose index could not be read at all is known by the rank they
@@ -367,22 +372,118 @@ func (d *Detector) checkPips(z *zone) {
 	if counted == nil {
 		return
 	}
+	// Which cards may lie on top of others, as their readings stand
+	// before the counts change any (mayLieUnder).
+	mayTop := make([]bool, len(z.obs))
+	for i, o := range z.obs {
+		sp, ok := counted(faceOf(o))
+		mayTop[i] = mayLieOnTop(sp, ok, o.Card.Rank)
+	}
 	for i := range z.obs {
 		o := &z.obs[i]
 		if o.FaceDown || o.Clipped {
 			continue
 		}
-		f := faceOf(*o)
-		sp, ok := counted(f)
+		sp, ok := counted(faceOf(*o))
 		switch {
 		case !ok:
 		case sp.ok:
-			*o = withCount(*o, cards.Rank(sp.face.Pips))
+			if n := cards.Rank(sp.face.Pips); n != o.Card.Rank && o.Card.Valid() && d.mayLieUnder(z, i, mayTop) {
+				// The pips in sight may be only some of the card's:
+				// its index keeps its rank, in doubt.
+				o.Confidence = math.Min(o.Confidence, pipDoubt)
+			} else {
+				*o = withCount(*o, n)
+			}
 			o.Pips = cards.Card{Rank: cards.Rank(sp.face.Pips), Suit: suitOf(sp.suits, o.Card.Suit)}
 		case sp.ace && o.Card.Rank == cards.Ace:
 			o.Pips = cards.Card{Rank: cards.Ace, Suit: sp.aceSuit(o.Card.Suit)}
 		}
 	}
+}
+
+// mayLieUnder reports whether another card of the zone may lie over the
+// pips of z.obs[i] (liesUnder), of those that mayTop marks
+// (mayLieOnTop).
+func (d *Detector) mayLieUnder(z *zone, i int, mayTop []bool) bool {
+	others := make([]cardShape, 0, len(z.obs)-1)
+	for j, q := range z.obs {
+		if j != i && mayTop[j] {
+			others = append(others, shapeOf(q))
+		}
+	}
+	paper := func(p calibration.Point) (bool, bool) { return d.paperAt(z, p) }
+	return liesUnder(shapeOf(z.obs[i]), others, z.reads, paper)
+}
+
+// mayLieOnTop reports whether a card whose index reads rank may lie over
+// the cards its shape overlaps, by what the pips of its shape say (sp;
+// found: a shape lies where the card does): where its shape was not
+// found (a card laid across others, a double, seldom is), where its pips
+// counted rank, and where a corner marked it covered (its pips were not
+// counted: the card over it hides them). A card whose pips were counted
+// and did not count rank, with no corner over it (they lay out no number
+// card's face, or another's), may be the one beneath: something hides
+// its pips, and that may be the card it overlaps.
+func mayLieOnTop(sp shapePips, found bool, rank cards.Rank) bool {
+	return !found || sp.covered || sp.ok && cards.Rank(sp.face.Pips) == rank
+}
+
+// shapeOf is the card shape observation o lies in.
+func shapeOf(o Observation) cardShape {
+	f := faceOf(o)
+	return cardShape{centre: f.centre, v: f.v}
+}
+
+// liesUnder reports whether one of others (card shapes) may lie over the
+// pips of shape s: one whose outline, 2 mm in from its edges
+// (beyondMarginMM), takes in part of the face where pips are printed
+// (overPips), and that no index corner of s's among reads marks covered
+// in turn (covered), as its corner marks a card it lies over. A card
+// laid across a hand (a double), or one laid a few millimetres up and
+// along from the card beneath, hides that card's pips where none of its
+// corners shows on its face, and the pips left in sight may lay out a
+// smaller number card's: a 3 whose middle pip is hidden counts as a 2.
+// A shape centred within SameCardMM of s's is s itself.
+func liesUnder(s cardShape, others []cardShape, reads []read, paper func(calibration.Point) (paper, seen bool)) bool {
+	for _, t := range others {
+		if Dist(t.centre, s.centre) < SameCardMM || !overPips(s, t) {
+			continue
+		}
+		beneath := slices.ContainsFunc(reads, func(rd read) bool {
+			return isCornerOf(s, rd.at.P) && covered(t, []read{rd}, paper)
+		})
+		if !beneath {
+			return true
+		}
+	}
+	return false
+}
+
+// Where a number card's pips are printed (overPips): clear of its long
+// edges and its ends by these, in mm. The outer columns of pips lie some
+// 16 mm in from the long edges and the end pips some 16 mm in from the
+// ends, each pip 7 to 12 mm across.
+const (
+	pipsFromEdgeMM = 10.0
+	pipsFromEndMM  = 10.0
+)
+
+// overPips reports whether card shape t, 2 mm in from its edges, takes in
+// a point of the part of shape s's face where pips are printed, sampled
+// beyondStepMM apart.
+func overPips(s, t cardShape) bool {
+	v := s.v.Unit()
+	u := pt(-v.Y, v.X)
+	for a := -cardW/2 + pipsFromEdgeMM; a <= cardW/2-pipsFromEdgeMM; a += beyondStepMM {
+		for b := -cardH/2 + pipsFromEndMM; b <= cardH/2-pipsFromEndMM; b += beyondStepMM {
+			across, along := t.local(s.centre.Add(u.Scale(a)).Add(v.Scale(b)))
+			if math.Abs(across) < cardW/2-beyondMarginMM && math.Abs(along) < cardH/2-beyondMarginMM {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withCount returns observation o as its card's pips, counting rank n,

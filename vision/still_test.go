@@ -340,3 +340,28 @@ func TestStillSmallIndexPip(t *testing.T) {
 		})
 	}
 }
+
+// TestStillPipsHidden reads stills where a card lies over the pips of
+// another without a corner on its face (vision's TestLiesUnder), so
+// that the pips in sight count a smaller rank than the card's index
+// reads: a 3♥ under a sideways 4♠ (proc:30 seed 5019) and a 10♦ under a
+// 6♥ laid up and along from it (proc:31 seed 5021) counted 2, and the
+// dealer's 5♣ (proc:4 seed 5022), under a 4♦ itself under a 7♣, counted
+// 4. Each was reported the rank its pips
+// counted; each must keep its index's. proc:30 5019's K♣, read K♠ in
+// doubt, is the one card left wrong.
+func TestStillPipsHidden(t *testing.T) {
+	reader, suits := openStillReader(t), openSuits(t)
+	for _, tc := range []struct {
+		deck  string
+		seed  uint64
+		wrong int
+	}{{"proc:30", 5019, 1}, {"proc:31", 5021, 0}, {"proc:4", 5022, 0}} {
+		t.Run(fmt.Sprintf("%s/%d", tc.deck, tc.seed), func(t *testing.T) {
+			sc := readRendered(t, reader, suits, tc.deck, tc.seed)
+			if sc.found != sc.faceUp || sc.right < sc.faceUp-tc.wrong || sc.confidentWrong != 0 {
+				t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found, all but %d right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong, tc.wrong)
+			}
+		})
+	}
+}
