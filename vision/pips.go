@@ -166,7 +166,8 @@ func suitOf(suits *[4]float64, like cards.Suit) cards.Suit {
 // covered reports whether another card lies over shape s: a corner
 // found this frame (reads), where edges meet, lies on s's face clear of
 // its long edges, and the card it would be the corner of reaches over s
-// (reachesOver) and shows its paper beyond it (showsBeyond). A corner on
+// (reachesOver), shows its paper beyond it (showsBeyond) and would not
+// lie over a corner of s's that shows (hidesOwnCorner). A corner on
 // s's face shows only where its card lies on top, so that card hides
 // part of s, and the pips seen there may be its own: in a dealer's row
 // laid some 30 mm apart, a covered 9's first column of pips and the next
@@ -191,12 +192,45 @@ func coveredBy(s cardShape, reads []read, paper func(calibration.Point) (paper, 
 		// enough.
 		across, along := s.local(rd.at.P)
 		if math.Abs(across) < cardW/2-cornerNearMM && math.Abs(along) < cardH/2+cornerNearMM &&
-			reachesOver(s, rd.at) && showsBeyond(s, rd.at, paper) {
+			reachesOver(s, rd.at) && showsBeyond(s, rd.at, paper) && !hidesOwnCorner(s, rd.at, reads) {
 			out = append(out, i)
 		}
 	}
 	return out
 }
+
+// hidesOwnCorner reports whether the card whose corner is c would lie
+// over a corner of s's own that shows among reads (one isCornerOf s
+// whose edges run along s's, found where they meet or placed from its
+// index's ink): the point ownCornerInMM in from that corner along its
+// edges lies inside c's card, beyondMarginMM in from its edges,
+// whichever of c's edges is the long one (the square of side cardW that
+// c's edges span). A card
+// over s would hide that corner of s, so c's card lies beneath s: in a
+// dealer's row whose ends lie a millimetre or two out of line, the top
+// right corner of the card beneath shows on the next card's end, where
+// the top left corner of a card laid over it from the right would lie.
+func hidesOwnCorner(s cardShape, c corner, reads []read) bool {
+	cu, cv := c.U.Unit(), c.V.Unit()
+	for _, rd := range reads {
+		p := rd.at.P.Add(rd.at.U.Unit().Scale(ownCornerInMM)).Add(rd.at.V.Unit().Scale(ownCornerInMM))
+		if across, along := s.local(p); !isCornerOf(s, rd.at.P) ||
+			math.Abs(across) > cardW/2-beyondMarginMM || math.Abs(along) > cardH/2-beyondMarginMM {
+			continue // not s's corner, or another card's whose corner lies there
+		}
+		d := p.Sub(c.P)
+		a, b := dot(d, cu), dot(d, cv)
+		if a > beyondMarginMM && a < cardW-beyondMarginMM && b > beyondMarginMM && b < cardW-beyondMarginMM {
+			return true
+		}
+	}
+	return false
+}
+
+// ownCornerInMM is how far in from a card's corner, along both its
+// edges, hidesOwnCorner takes a point that shows where the corner does:
+// the paper inside the corner, where an index's ink is printed.
+const ownCornerInMM = 6.0
 
 // contested returns the contest over shape s, where every read that
 // marks it covered (under, coveredBy) lies past s's end by pastEndMM or
