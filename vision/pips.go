@@ -205,11 +205,11 @@ func coveredBy(s cardShape, reads []read, paper func(calibration.Point) (paper, 
 // index's ink): the point ownCornerInMM in from that corner along its
 // edges lies inside c's card, beyondMarginMM in from its edges,
 // whichever of c's edges is the long one (the square of side cardW that
-// c's edges span). A card
-// over s would hide that corner of s, so c's card lies beneath s: in a
-// dealer's row whose ends lie a millimetre or two out of line, the top
-// right corner of the card beneath shows on the next card's end, where
-// the top left corner of a card laid over it from the right would lie.
+// c's edges span). A card over s would hide that corner of s, so c's
+// card lies beneath s: in a dealer's row whose ends lie a millimetre or
+// two out of line, the top right corner of the card beneath shows on
+// the next card's end, where the top left corner of a card laid over it
+// from the right would lie.
 func hidesOwnCorner(s cardShape, c corner, reads []read) bool {
 	cu, cv := c.U.Unit(), c.V.Unit()
 	for _, rd := range reads {
