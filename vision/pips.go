@@ -145,6 +145,41 @@ func (d *Detector) readSuits(glyphs [][]byte) *[4]float64 {
 	return &sum
 }
 
+// pipsAgree is the least confidence of a reading that its card's pips
+// bear out (bearsOut): two witnesses that owe each other nothing, the
+// index in its font and the pips laid out and drawn large, name the same
+// card.
+const pipsAgree = Confident
+
+// bearsOut reports whether the pips of a card's face, counted (sp.ok),
+// bear out reading c: they count c's rank, and their glyphs name c's suit
+// over each of the other three by pipSuitMargin (namedSuit). A faint or
+// unfamiliar index read with little confidence is then sure; one its
+// pips do not name the suit of stays as the model read it.
+func bearsOut(sp shapePips, c cards.Card) bool {
+	return sp.ok && c.Valid() && cards.Rank(sp.face.Pips) == c.Rank && namedSuit(sp.suits) == c.Suit
+}
+
+// namedSuit returns the suit that the summed log-probabilities suits make
+// likelier than each other suit by pipSuitMargin at least, or 0.
+func namedSuit(suits *[4]float64) cards.Suit {
+	if suits == nil {
+		return 0
+	}
+	best := 0
+	for i := range suits {
+		if suits[i] > suits[best] {
+			best = i
+		}
+	}
+	for i := range suits {
+		if i != best && suits[best]-suits[i] < pipSuitMargin {
+			return 0
+		}
+	}
+	return cards.Suits[best]
+}
+
 // suitOf returns the suit of like's colour that the summed
 // log-probabilities suits make likelier than the other by pipSuitMargin
 // at least, or 0.
@@ -422,6 +457,9 @@ func (d *Detector) checkPips(z *zone) {
 		switch {
 		case !ok:
 		case sp.ok:
+			// What the index read, as the pips bear it out, before
+			// their count changes it.
+			agree := bearsOut(sp, o.Card)
 			if n := cards.Rank(sp.face.Pips); n != o.Card.Rank && o.Card.Valid() && d.mayLieUnder(z, i, mayTop) {
 				// The pips in sight may be only some of the card's:
 				// its index keeps its rank, in doubt.
@@ -430,6 +468,9 @@ func (d *Detector) checkPips(z *zone) {
 				*o = withCount(*o, n)
 			}
 			o.Pips = cards.Card{Rank: cards.Rank(sp.face.Pips), Suit: suitOf(sp.suits, o.Card.Suit)}
+			if agree {
+				o.Confidence = math.Max(o.Confidence, pipsAgree)
+			}
 		case sp.ace && o.Card.Rank == cards.Ace:
 			o.Pips = cards.Card{Rank: cards.Ace, Suit: sp.aceSuit(o.Card.Suit)}
 		}

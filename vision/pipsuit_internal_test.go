@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bjmonitor/cards"
+	"bjmonitor/vision/pips"
 )
 
 // TestSuitOf: the pips name the suit of the colour read that their
@@ -90,6 +91,69 @@ func TestAceSuit(t *testing.T) {
 		sp := shapePips{ace: true, suits: tt.asCut, turned: tt.turned}
 		if got := sp.aceSuit(cards.Spades); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestBearsOut: a card's pips bear its reading out where they were
+// counted, count its rank, and name its suit over each of the other
+// three, black suits against red ones too.
+func TestBearsOut(t *testing.T) {
+	lp := func(s, h, d, c float64) *[4]float64 { return &[4]float64{s, h, d, c} }
+	hearts := lp(-30, -0.01, -14, -30)
+	eight := func(suits *[4]float64) shapePips {
+		return shapePips{face: pips.Face{Pips: 8}, ok: true, suits: suits}
+	}
+	tests := []struct {
+		name string
+		sp   shapePips
+		read cards.Card
+		want bool
+	}{
+		{"eight hearts, read 8H", eight(hearts), cards.New(cards.Eight, cards.Hearts), true},
+		{"eight diamonds, read 8H", eight(lp(-30, -14, -0.01, -30)), cards.New(cards.Eight, cards.Hearts), false},
+		{"eight hearts not surely, read 8H", eight(lp(-30, -0.01, -6, -30)), cards.New(cards.Eight, cards.Hearts), false},
+		{"eight pips, their suit not read", eight(nil), cards.New(cards.Eight, cards.Hearts), false},
+		{"a heart's pips, near as likely a spade's", eight(lp(-5, -0.01, -30, -30)), cards.New(cards.Eight, cards.Hearts), false},
+		{"eight hearts, read 8S", eight(hearts), cards.New(cards.Eight, cards.Spades), false},
+		{"eight hearts, read 6H", eight(hearts), cards.New(cards.Six, cards.Hearts), false},
+		{"eight hearts, the index unread", eight(hearts), cards.Card{Rank: cards.Eight}, false},
+		{"pips not counted", shapePips{suits: hearts}, cards.New(cards.Eight, cards.Hearts), false},
+	}
+	for _, tt := range tests {
+		if got := bearsOut(tt.sp, tt.read); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCheckPipsBearsOut: a reading its card's pips bear out is sure at
+// least; one whose rank their count changed is not, though the pips
+// then bear out the card it became.
+func TestCheckPipsBearsOut(t *testing.T) {
+	s := cardShape{centre: pt(100, 100), v: pt(0, 1)}
+	hearts := &[4]float64{-30, -0.01, -14, -30}
+	eightH, sixH := cards.New(cards.Eight, cards.Hearts), cards.New(cards.Six, cards.Hearts)
+	tests := []struct {
+		name     string
+		read     cards.Card
+		conf     float64
+		wantCard cards.Card
+		wantConf float64
+	}{
+		{"a faint index its pips bear out", eightH, 0.44, eightH, Confident},
+		{"a sure index stays as sure", eightH, 0.95, eightH, 0.95},
+		{"an index whose rank the pips count otherwise", sixH, 0.9, eightH, pipDoubt},
+	}
+	for _, tt := range tests {
+		z := &zone{
+			shapes: []cardShape{s},
+			pips:   []shapePips{{face: pips.Face{Pips: 8}, ok: true, suits: hearts}},
+			obs:    []Observation{{Card: tt.read, Confidence: tt.conf, Center: s.centre, Angle: 90}},
+		}
+		(&Detector{}).checkPips(z)
+		if o := z.obs[0]; o.Card != tt.wantCard || o.Confidence != tt.wantConf {
+			t.Errorf("%s: %v at %.2f, want %v at %.2f", tt.name, o.Card, o.Confidence, tt.wantCard, tt.wantConf)
 		}
 	}
 }
