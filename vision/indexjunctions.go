@@ -256,14 +256,13 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 // band no thicker than lineThickMM (r pixels a mm), along a run of such
 // positions lineMM long or more in all. The run takes in what else is
 // dark along it (an index the line runs through, whose pixels stay ink)
-// and gaps of up to gap pixels.
-// Where the outline follows a card lying a millimetre or more higher
-// than the next in its row, the next cards' top edges, and their
-// shadows, run through the index band, and would join the indices along
-// them into one cluster (proc:13 seed 5022: a 7♣ lost so behind the 4♦
-// before it). No index or pip is anywhere near lineMM across, and where
-// a whole card's paper lies a little darker than the band's (a card in
-// a shadow), no line is thin enough.
+// and gaps of up to gap pixels. Where the outline follows a card lying a
+// millimetre or more higher than the next in its row, the next cards'
+// top edges, and their shadows, run through the index band, and would
+// join the indices along them into one cluster, which offers a corner
+// for the first card only. No index or pip is anywhere near lineMM
+// across, and where a whole card's paper lies a little darker than the
+// band's (a card in a shadow), no line is thin enough.
 func alongLines(band [][]uint8, level int, r, gap float64) [][]bool {
 	out := make([][]bool, len(band))
 	if len(band) == 0 {
