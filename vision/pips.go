@@ -425,17 +425,19 @@ func showsBeyond(s cardShape, c corner, paper func(calibration.Point) (paper, se
 // shape of z.shapes lies), the count of its pips (readShapePips), and
 // where they count another rank than its index reads, takes their count
 // for the rank and lowers the reading's confidence to pipDoubt; where
-// another card may lie over its pips (mayLieUnder), those in sight may
-// be only some of them, and the index keeps its rank at pipDoubt. The
-// count owes nothing to the index's font: a small or unfamiliar index
-// misread (a 2 as a 9, a turned 6 as a 9) is put right, for review. A
-// card whose index could not be read at all is known by the rank they
-// count alone (cards.Card.RankOnly), at pipCount. A face that shows no
-// number card's layout (an ace, a court card, one partly covered) says
-// nothing (package pips). What the pips say, their suit too where it was
-// read, goes with the observation (Observation.Pips) for the tracker to
-// weigh against the card's other readings; so does the suit of an ace's
-// single pip, where its index reads an ace.
+// another card may lie over its pips (mayLieUnder), those in sight may be
+// only some of them, and the index keeps its rank at pipDoubt. The count
+// owes nothing to the index's font: a small or unfamiliar index misread (a
+// 2 as a 9, a turned 6 as a 9) is put right, for review; where they count
+// the rank its index reads and name its suit (bearsOut), the reading is
+// sure (pipsAgree), however faint the index. A card whose index could not
+// be read at all is known by the rank they count alone
+// (cards.Card.RankOnly), at pipCount. A face that shows no number card's
+// layout (an ace, a court card, one partly covered) says nothing (package
+// pips). What the pips say, their suit too where it was read, goes with
+// the observation (Observation.Pips) for the tracker to weigh against the
+// card's other readings; so does the suit of an ace's single pip, where
+// its index reads an ace.
 func (d *Detector) checkPips(z *zone) {
 	counted := pipsAt(z.shapes, z.pips)
 	if counted == nil {
