@@ -114,17 +114,18 @@ func hiddenOn(poly []image.Point, p, u, in, a, d calibration.Point, length, r fl
 		insidePoly(poly, p.Sub(u.Scale(backMM*r)).Add(in.Scale(inMM*r)))
 }
 
-// rowRunsOn is how far, in mm up to most, a row's top edge runs on from
-// p along u (a unit vector; r pixels a mm): to the last millimetre along
+// rowRunsOn is how far, in mm up to most, a row's top edge runs on from p
+// along u (a unit vector; r pixels a mm): to the last millimetre along
 // that lies beside an edge of the outline poly running along u (within
-// 30°), no further than 3 mm across (a card lying that much higher or
-// lower than the next), with no gap longer than a card's rounded corner
+// 30°), no further than 4.5 mm across (a card lying some 3.5 mm lower than
+// the one before it, whose step the outline's polygon smooths into an edge
+// slanting on down), with no gap longer than a card's rounded corner
 // (4 mm) between: the outline rounds off a step between two cards, and a
 // gap that opens short of most and closes within 4 mm is run over too.
-// Where the row ends, the outline turns round its last card's corner,
-// and no edge runs on beside the line.
+// Where the row ends, the outline turns round its last card's corner, and
+// no edge runs on beside the line.
 func rowRunsOn(poly []image.Point, p, u calibration.Point, r, most float64) float64 {
-	const stepMM, gapMM = 3.0, 4.0
+	const stepMM, gapMM = 4.5, 4.0
 	cos30 := math.Cos(math.Pi / 6)
 	beside := func(q calibration.Point) bool {
 		for i := range poly {

@@ -544,6 +544,10 @@ func TestIndexJunctionsPastAJunction(t *testing.T) {
 // corner (4 mm) runs on, even where it closes past the 12 mm looked for
 // (KDE ancient-egyptians seed 3101 round 1001: the dealer's 4♥ between
 // the 2♦ and the 8♠, its top edge in line with theirs, was never found).
+// So does the slanted edge the outline's polygon makes of a card lying
+// 3.5 mm lower than the one before it (proc:5u seed 2701 round 1001: the
+// dealer's 8♥ beside the 5♦ it lies on, its top-left corner never
+// found).
 func TestRowRunsOn(t *testing.T) {
 	const r, most = 2.0, 12.0
 	tests := []struct {
@@ -555,6 +559,7 @@ func TestRowRunsOn(t *testing.T) {
 		{"a step closing 13 mm on", []image.Point{{0, 20}, {60, 20}, {66, 24}, {200, 24}, {200, 200}, {0, 200}}, 12},
 		{"a step closing 16 mm on", []image.Point{{0, 20}, {60, 20}, {72, 27}, {200, 27}, {200, 200}, {0, 200}}, 10},
 		{"the row ending", []image.Point{{0, 20}, {60, 20}, {60, 200}, {0, 200}}, 10},
+		{"a card 3.5 mm lower, its edge slanting on down", []image.Point{{0, 20}, {60, 20}, {60, 27}, {200, 34}, {200, 200}, {0, 200}}, 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
