@@ -290,21 +290,18 @@ func alongLines(band [][]uint8, level int, r, gap float64) [][]bool {
 			i = j
 		}
 	}
-	near := func(m [][]bool, k, i int) bool {
+	// near reports whether is holds at position k in row i or a row
+	// beside it.
+	near := func(is func(k, j int) bool, k, i int) bool {
 		for j := max(0, i-1); j <= min(rows-1, i+1); j++ {
-			if m[k][j] {
+			if is(k, j) {
 				return true
 			}
 		}
 		return false
 	}
-	dark := make([][]bool, len(band))
-	for k, col := range band {
-		dark[k] = make([]bool, rows)
-		for i, v := range col {
-			dark[k][i] = int(v) < level
-		}
-	}
+	dark := func(k, j int) bool { return int(band[k][j]) < level }
+	isThin := func(k, j int) bool { return thin[k][j] }
 	// Row by row, runs of positions dark in it or beside it, an index
 	// the line runs through taken in; a line where their thin pixels
 	// alone run lineMM.
@@ -315,7 +312,7 @@ func alongLines(band [][]uint8, level int, r, gap float64) [][]bool {
 				return
 			}
 			for k := from; k <= last; k++ {
-				out[k][i] = near(thin, k, i)
+				out[k][i] = near(isThin, k, i)
 			}
 		}
 		for k := range band {
@@ -327,7 +324,7 @@ func alongLines(band [][]uint8, level int, r, gap float64) [][]bool {
 				from, n = k, 0
 			}
 			last = k
-			if near(thin, k, i) {
+			if near(isThin, k, i) {
 				n++
 			}
 		}
