@@ -190,24 +190,30 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	)
 	// The band's pixels, position along by row in (255 outside the
 	// picture), counted by grey level for its upper quartile.
-	var band [][]uint8
+	positions := int(math.Floor(length)) + 1
+	rows := 0
+	for t := fromMM * r; t <= toMM*r; t++ {
+		rows++
+	}
+	b := indexBand{px: make([]uint8, positions*rows), rows: rows}
 	var hist [256]int
 	n := 0
-	for s := 0.0; s <= length; s++ {
-		var col []uint8
+	for k := range positions {
+		col := b.px[k*rows : (k+1)*rows]
+		i := 0
 		for t := fromMM * r; t <= toMM*r; t++ {
-			q := a.Add(d.Scale(s)).Add(in.Scale(t))
+			q := a.Add(d.Scale(float64(k))).Add(in.Scale(t))
 			x, y := int(q.X+0.5), int(q.Y+0.5)
 			if x < 0 || y < 0 || x >= pic.cols || y >= pic.rows {
-				col = append(col, 255)
-				continue
+				col[i] = 255
+			} else {
+				v := pic.px[y*pic.step+x]
+				hist[v]++
+				n++
+				col[i] = v
 			}
-			v := pic.px[y*pic.step+x]
-			hist[v]++
-			n++
-			col = append(col, v)
+			i++
 		}
-		band = append(band, col)
 	}
 	if n == 0 {
 		return nil
@@ -218,12 +224,12 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	}
 	// The band's darkest pixel at each position along, lines along the
 	// stretch left out (alongLines).
-	along := alongLines(band, paper-faintDrop, r, gapMM*r)
-	darkest := make([]uint8, len(band))
-	for k, col := range band {
+	along := alongLines(b, paper-faintDrop, r, gapMM*r)
+	darkest := make([]uint8, positions)
+	for k := range positions {
 		low := uint8(255)
-		for i, v := range col {
-			if !along[k][i] {
+		for i, v := range b.col(k) {
+			if !along[k*rows+i] {
 				low = min(low, v)
 			}
 		}
@@ -251,28 +257,44 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	return out
 }
 
-// alongLines marks the pixels of band (positions along a stretch by
-// rows in from it) that are part of a line along the stretch rather than
-// ink: within a row of a pixel darker than level in a run across the
-// band no thicker than lineThickMM (r pixels a mm), along a run of such
-// positions lineMM long or more in all. The run takes in what else is
-// dark along it (an index the line runs through, whose pixels stay ink)
-// and gaps of up to gap pixels. Where the outline follows a card lying a
-// millimetre or more higher than the next in its row, the next cards'
-// top edges, and their shadows, run through the index band, and would
-// join the indices along them into one cluster, which offers a corner
-// for the first card only. No index or pip is anywhere near lineMM
-// across, and where a whole card's paper lies a little darker than the
-// band's (a card in a shadow), no line is thin enough.
-func alongLines(band [][]uint8, level int, r, gap float64) [][]bool {
-	out := make([][]bool, len(band))
-	if len(band) == 0 {
+// indexBand is the index band along a stretch of outline: its grey
+// pixels, position along by row in from the stretch, one position's rows
+// after another.
+type indexBand struct {
+	px   []uint8
+	rows int
+}
+
+// col returns the pixels of position k, row by row.
+func (b indexBand) col(k int) []uint8 { return b.px[k*b.rows : (k+1)*b.rows] }
+
+// alongLines marks the pixels of band b that are part of a line along the
+// stretch rather than ink, in b's order: within a row of a pixel darker
+// than level in a run across the band no thicker than lineThickMM (r
+// pixels a mm), along a run of such positions lineMM long or more in all.
+// The run takes in what else is dark along it (an index the line runs
+// through, whose pixels stay ink) and gaps of up to gap pixels. Where the
+// outline follows a card lying a millimetre or more higher than the next
+// in its row, the next cards' top edges, and their shadows, run through
+// the index band, and would join the indices along them into one
+// cluster, which offers a corner for the first card only. No index or pip
+// is anywhere near lineMM across, and where a whole card's paper lies a
+// little darker than the band's (a card in a shadow), no line is thin
+// enough.
+func alongLines(b indexBand, level int, r, gap float64) []bool {
+	rows := b.rows
+	out := make([]bool, len(b.px))
+	if rows == 0 {
 		return out
 	}
-	rows := len(band[0])
-	thin := make([][]bool, len(band)) // dark, in a thin run across the band
-	for k, col := range band {
-		out[k], thin[k] = make([]bool, rows), make([]bool, rows)
+	positions := len(b.px) / rows
+	// Each pixel is marked dark (darker than level) and thin (dark, in a
+	// run across the band no thicker than lineThickMM); then, for the
+	// row-by-row pass, dark and thin in it or in a row beside it.
+	const dark, thin, nearDark, nearThin = 1, 2, 4, 8
+	mark := make([]uint8, len(b.px))
+	for k := range positions {
+		col, m := b.col(k), mark[k*rows:(k+1)*rows]
 		for i := 0; i < rows; {
 			if int(col[i]) >= level {
 				i++
@@ -280,55 +302,52 @@ func alongLines(band [][]uint8, level int, r, gap float64) [][]bool {
 			}
 			j := i
 			for j < rows && int(col[j]) < level {
+				m[j] = dark
 				j++
 			}
 			if float64(j-i) <= lineThickMM*r {
 				for t := i; t < j; t++ {
-					thin[k][t] = true
+					m[t] |= thin
 				}
 			}
 			i = j
 		}
-	}
-	// near reports whether is holds at position k in row i or a row
-	// beside it.
-	near := func(is func(k, j int) bool, k, i int) bool {
-		for j := max(0, i-1); j <= min(rows-1, i+1); j++ {
-			if is(k, j) {
-				return true
+		for i := range rows {
+			var near uint8
+			for j := max(0, i-1); j <= min(rows-1, i+1); j++ {
+				near |= m[j] & (dark | thin)
 			}
+			m[i] |= near << 2
 		}
-		return false
 	}
-	dark := func(k, j int) bool { return int(band[k][j]) < level }
-	isThin := func(k, j int) bool { return thin[k][j] }
 	// Row by row, runs of positions dark in it or beside it, an index
 	// the line runs through taken in; a line where their thin pixels
 	// alone run lineMM.
 	for i := range rows {
 		from, last, n := -1, -1, 0
-		mark := func() {
+		line := func() {
 			if from < 0 || float64(n) < lineMM*r {
 				return
 			}
 			for k := from; k <= last; k++ {
-				out[k][i] = near(isThin, k, i)
+				out[k*rows+i] = mark[k*rows+i]&nearThin != 0
 			}
 		}
-		for k := range band {
-			if !near(dark, k, i) {
+		for k := range positions {
+			m := mark[k*rows+i]
+			if m&nearDark == 0 {
 				continue
 			}
 			if from < 0 || float64(k-last) > gap {
-				mark()
+				line()
 				from, n = k, 0
 			}
 			last = k
-			if near(isThin, k, i) {
+			if m&nearThin != 0 {
 				n++
 			}
 		}
-		mark()
+		line()
 	}
 	return out
 }

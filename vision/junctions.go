@@ -167,7 +167,8 @@ func sideEdges(pic greyPicture, a, d, in calibration.Point, b sideBands, from, t
 	// Below holds, a share is only ever compared with holds, or with a
 	// neighbour's share of holds or more: crossShares need not work it
 	// out exactly.
-	var steps, edges []float64
+	n := max(0, int(math.Floor(to-from))+1)
+	steps, edges := make([]float64, 0, n), make([]float64, 0, n)
 	for s := from; s <= to; s++ {
 		st, e := pic.crossShares(a.Add(d.Scale(s)), d, in, b.deep, holds)
 		steps, edges = append(steps, st), append(edges, e)
