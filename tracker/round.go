@@ -274,10 +274,14 @@ func (t *Tracker) build(rs *roundState, frame int, why string) Round {
 			conf = min(conf, vision.DisputedConfidence)
 		}
 		// The pips name the other suit of the colour: the card is taken
-		// as they say, in doubt, the index's reading its rival.
+		// as they say, in doubt, the index's reading its rival. Those of
+		// a card known by its rank alone name its suit, and it is taken
+		// so, as doubtful as before.
 		var other []cards.Card
 		if s := tr.pipSuit(id); s != 0 {
-			other = []cards.Card{id}
+			if id.Valid() {
+				other = []cards.Card{id}
+			}
 			id.Suit = s
 			conf = min(conf, vision.DisputedConfidence)
 		}

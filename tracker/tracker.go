@@ -753,15 +753,18 @@ func (tr *track) candidates(id cards.Card, other ...cards.Card) []cards.Card {
 // number card's pips are drawn large, where its index's pip is a few
 // pixels across on camera: a club and a spade, or a heart and a diamond,
 // are told apart surely by the pips where the index's may be taken for
-// the other suit of the colour.
+// the other suit of the colour. For a card known by its rank alone
+// (cards.Card.RankOnly: its index never read, so no colour to keep to),
+// the sightings' pips name its suit over all four
+// (vision.Observation.Pips), and most of them must agree.
 func (tr *track) pipSuit(id cards.Card) cards.Suit {
-	if !id.Valid() {
+	if !id.Valid() && !id.RankOnly() {
 		return 0
 	}
 	votes := map[cards.Suit]int{}
 	n := 0
 	for c, k := range tr.pips {
-		if c.Rank == id.Rank && c.Suit.Red() == id.Suit.Red() {
+		if c.Rank == id.Rank && (id.RankOnly() || c.Suit.Red() == id.Suit.Red()) {
 			votes[c.Suit] += k
 			n += k
 		}

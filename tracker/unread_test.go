@@ -308,9 +308,10 @@ func TestCandidatesOfACard(t *testing.T) {
 // 2♣) and checks the card the round has and the cards it may be. Pips
 // that name the other suit of the colour in most of the sightings that
 // read them, of the card's rank, make the card theirs, in doubt, the
-// index's reading its rival. Procedural deck 4 (clip seed 2401, round
-// 1003): the dealer's 2♣ read as the 2♠ by its index, the 2♣ by its
-// pips the one time they showed.
+// index's reading its rival; those of a card known by its rank alone
+// name its suit, as doubtful as before. Procedural deck 4 (clip seed
+// 2401, round 1003): the dealer's 2♣ read as the 2♠ by its index, the 2♣
+// by its pips the one time they showed.
 func TestSuitOfThePips(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -324,6 +325,14 @@ func TestSuitOfThePips(t *testing.T) {
 		{"pips read both ways as long", []sighting{{2, "2S|2C", 0}, {2, "2S|2S", 0}}, "2S []", true},
 		{"pips of another rank", []sighting{{4, "2S|3C", 0}}, "2S []", true},
 		{"a red card", []sighting{{4, "5H|5D", 0}}, "5D [5H 5D]", false},
+		// A card known by its rank alone ("8?": its index never read,
+		// its pips counted) whose pips name its suit over all four:
+		// CCTV clip of procedural deck 3 (seed 4713), whose hairline
+		// index the camera loses, round 1000: seat 5's 8♦.
+		{"known by its rank alone, its pips naming the suit", []sighting{{4, "8?|8D", 0.5}}, "8D []", false},
+		{"known by its rank alone, the suit named once", []sighting{{1, "8?|8D", 0.5}, {3, "8?", 0.5}}, "8D []", false},
+		{"known by its rank alone, the pips split", []sighting{{2, "8?|8D", 0.5}, {2, "8?|8S", 0.5}, {1, "8?", 0.5}}, "8? []", false},
+		{"known by its rank alone, pips of another rank", []sighting{{4, "8?|9D", 0.5}}, "8? []", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,8 +38,10 @@ type Observation struct {
 	// Pips is what the card's pips say where they were counted
 	// (Options.CountPips): the rank they count and, where
 	// Options.Suits reads them surely as one of the two suits of the
-	// colour Card reads, that suit. The zero Card where no pips were
-	// counted; its Suit is zero where none was read surely.
+	// colour Card reads, that suit; for a card known by its rank alone,
+	// the suit they read surely over all four, each glyph likeliest of
+	// it. The zero Card where no
+	// pips were counted; its Suit is zero where none was read surely.
 	Pips cards.Card
 	// indices is how many index corners were read as Card: two where
 	// both of a card's index corners were seen and agree, none for a

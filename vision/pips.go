@@ -46,9 +46,12 @@ const (
 // its suits are read as cut and turned half round (turned), and name a
 // suit only where both ways name it (aceSuit).
 type shapePips struct {
-	face   pips.Face
-	ok     bool
-	suits  *[4]float64
+	face  pips.Face
+	ok    bool
+	suits *[4]float64
+	// split: the glyphs are not all likeliest of one suit. A shape cut
+	// over part of the card beside it takes in that card's pips too.
+	split  bool
 	ace    bool
 	turned *[4]float64
 	// contest is set where the shape and another card each lie over
@@ -97,9 +100,12 @@ func (d *Detector) readShapePips(frame gocv.Mat, z *zone) {
 		var sp shapePips
 		switch {
 		case ok && f.Pips == 1:
-			sp = shapePips{face: f, ace: true, suits: d.readSuits(f.Glyphs), turned: d.readSuits([][]byte{turned(f.Glyphs[0])})}
+			sp = shapePips{face: f, ace: true}
+			sp.suits, _ = d.readSuits(f.Glyphs)
+			sp.turned, _ = d.readSuits([][]byte{turned(f.Glyphs[0])})
 		case ok:
-			sp = shapePips{face: f, ok: true, suits: d.readSuits(f.Glyphs)}
+			sp = shapePips{face: f, ok: true}
+			sp.suits, sp.split = d.readSuits(f.Glyphs)
 		}
 		sp.contest = c
 		z.pips = append(z.pips, sp)
@@ -126,23 +132,34 @@ func turned(g []byte) []byte {
 }
 
 // readSuits sums the log-probabilities Options.Suits reads glyphs with,
-// suit by suit; nil with no reader, no glyph, or where it fails (the pips
-// then name no suit, and the card is known by its index alone).
-func (d *Detector) readSuits(glyphs [][]byte) *[4]float64 {
+// suit by suit, and reports whether they are split: not every glyph is
+// likeliest of the same suit. It returns nil with no reader, no glyph,
+// or where it fails (the pips then name no suit, and the card is known by
+// its index alone).
+func (d *Detector) readSuits(glyphs [][]byte) (sum *[4]float64, split bool) {
 	if d.opts.Suits == nil || len(glyphs) == 0 {
-		return nil
+		return nil, false
 	}
 	lp, err := d.opts.Suits.ReadSuits(glyphs)
 	if err != nil || len(lp) != len(glyphs) {
-		return nil
+		return nil, false
 	}
-	var sum [4]float64
+	sum = &[4]float64{}
+	first := -1
 	for _, g := range lp {
+		best := 0
 		for i, v := range g {
 			sum[i] += v
+			if v > g[best] {
+				best = i
+			}
 		}
+		if first < 0 {
+			first = best
+		}
+		split = split || best != first
 	}
-	return &sum
+	return sum, split
 }
 
 // pipsAgree is the least confidence of a reading that its card's pips
@@ -434,7 +451,9 @@ func showsBeyond(s cardShape, c corner, paper func(calibration.Point) (paper, se
 // be read at all is known by the rank they count alone
 // (cards.Card.RankOnly), at pipCount. A face that shows no number card's
 // layout (an ace, a court card, one partly covered) says nothing (package
-// pips). What the pips say, their suit too where it was read, goes with
+// pips). What the pips say, their suit too where it was read (of the
+// colour the index reads; for a card known by its rank alone, over all
+// four suits, namedSuit, where every glyph is likeliest of it), goes with
 // the observation (Observation.Pips) for the tracker to weigh against the
 // card's other readings; so does the suit of an ace's single pip, where
 // its index reads an ace.
@@ -470,6 +489,15 @@ func (d *Detector) checkPips(z *zone) {
 				*o = withCount(*o, n)
 			}
 			o.Pips = cards.Card{Rank: cards.Rank(sp.face.Pips), Suit: suitOf(sp.suits, o.Card.Suit)}
+			if o.Card.RankOnly() {
+				// No index reading tells the colour: the glyphs name
+				// the suit over all four, each of them likeliest of it,
+				// or none.
+				o.Pips.Suit = 0
+				if !sp.split {
+					o.Pips.Suit = namedSuit(sp.suits)
+				}
+			}
 			if agree {
 				o.Confidence = math.Max(o.Confidence, pipsAgree)
 			}

@@ -40,35 +40,40 @@ type suitsFunc func(glyphs [][]byte) ([][4]float64, error)
 
 func (f suitsFunc) ReadSuits(glyphs [][]byte) ([][4]float64, error) { return f(glyphs) }
 
-// TestReadSuits: the glyphs' log-probabilities are summed suit by suit;
-// no reader, no glyph, a reader that fails or answers for too few glyphs
-// give none.
+// TestReadSuits: the glyphs' log-probabilities are summed suit by suit,
+// split where the glyphs are likeliest of different suits; no reader, no
+// glyph, a reader that fails or answers for too few glyphs give none.
 func TestReadSuits(t *testing.T) {
 	glyphs := [][]byte{{1}, {2}}
 	each := suitsFunc(func(g [][]byte) ([][4]float64, error) {
 		out := make([][4]float64, len(g))
 		for i := range out {
-			out[i] = [4]float64{-1, -2, -3, -float64(i)}
+			out[i] = [4]float64{-1, -2, -3, -float64(i) / 2}
 		}
 		return out, nil
 	})
+	twoSuits := suitsFunc(func(g [][]byte) ([][4]float64, error) {
+		return [][4]float64{{-0.01, -30, -5, -30}, {-5, -30, -0.01, -30}}, nil
+	})
 	tests := []struct {
-		name   string
-		reader SuitReader
-		glyphs [][]byte
-		want   *[4]float64
+		name      string
+		reader    SuitReader
+		glyphs    [][]byte
+		want      *[4]float64
+		wantSplit bool
 	}{
-		{"summed", each, glyphs, &[4]float64{-2, -4, -6, -1}},
-		{"no reader", nil, glyphs, nil},
-		{"no glyph", each, nil, nil},
-		{"a reader that fails", suitsFunc(func([][]byte) ([][4]float64, error) { return nil, errors.New("broken") }), glyphs, nil},
-		{"an answer short", suitsFunc(func([][]byte) ([][4]float64, error) { return make([][4]float64, 1), nil }), glyphs, nil},
+		{"summed", each, glyphs, &[4]float64{-2, -4, -6, -0.5}, false},
+		{"split", twoSuits, glyphs, &[4]float64{-5.01, -60, -5.01, -60}, true},
+		{"no reader", nil, glyphs, nil, false},
+		{"no glyph", each, nil, nil, false},
+		{"a reader that fails", suitsFunc(func([][]byte) ([][4]float64, error) { return nil, errors.New("broken") }), glyphs, nil, false},
+		{"an answer short", suitsFunc(func([][]byte) ([][4]float64, error) { return make([][4]float64, 1), nil }), glyphs, nil, false},
 	}
 	for _, tt := range tests {
 		d := &Detector{opts: Options{Suits: tt.reader}}
-		got := d.readSuits(tt.glyphs)
-		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		got, split := d.readSuits(tt.glyphs)
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want || split != tt.wantSplit {
+			t.Errorf("%s: %v, split %v; want %v, split %v", tt.name, got, split, tt.want, tt.wantSplit)
 		}
 	}
 }
@@ -154,6 +159,37 @@ func TestCheckPipsBearsOut(t *testing.T) {
 		(&Detector{}).checkPips(z)
 		if o := z.obs[0]; o.Card != tt.wantCard || o.Confidence != tt.wantConf {
 			t.Errorf("%s: %v at %.2f, want %v at %.2f", tt.name, o.Card, o.Confidence, tt.wantCard, tt.wantConf)
+		}
+	}
+}
+
+// TestCheckPipsRankAlone: a card whose index the model could not read is
+// known by the rank its pips count; where their glyphs name a suit over
+// all four (no index tells the colour), the observation's pips carry it
+// for the tracker (Observation.Pips), and the card stays as doubtful.
+func TestCheckPipsRankAlone(t *testing.T) {
+	s := cardShape{centre: pt(100, 100), v: pt(0, 1)}
+	tests := []struct {
+		name     string
+		suits    *[4]float64 // spades, hearts, diamonds, clubs
+		wantPips cards.Card
+	}{
+		{"the pips name diamonds", &[4]float64{-70, -160, -0.01, -170}, cards.New(cards.Eight, cards.Diamonds)},
+		{"the pips leave diamonds and spades close", &[4]float64{-5, -160, -0.01, -170}, cards.Card{Rank: cards.Eight}},
+		{"the suits not read", nil, cards.Card{Rank: cards.Eight}},
+		// A shape cut over the card beside it: proc:24 seed 5021's 4♦,
+		// two of its diamonds and two spades of the 2♠ over it counted.
+		{"the glyphs split", &[4]float64{-0.01, -160, -15, -170}, cards.Card{Rank: cards.Eight}},
+	}
+	for _, tt := range tests {
+		z := &zone{
+			shapes: []cardShape{s},
+			pips:   []shapePips{{face: pips.Face{Pips: 8}, ok: true, suits: tt.suits, split: tt.name == "the glyphs split"}},
+			obs:    []Observation{{Center: s.centre, Angle: 90}},
+		}
+		(&Detector{}).checkPips(z)
+		if o := z.obs[0]; o.Card != (cards.Card{Rank: cards.Eight}) || o.Confidence != pipCount || o.Pips != tt.wantPips {
+			t.Errorf("%s: %v at %.2f, pips %v; want 8? at %.2f, pips %v", tt.name, o.Card, o.Confidence, o.Pips, pipCount, tt.wantPips)
 		}
 	}
 }

@@ -144,15 +144,18 @@ func readStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits 
 // bySuitOfPips takes, for each card of cs whose pips were counted at its
 // rank and read surely as the other suit of the colour its index reads
 // (Observation.Pips), the pips' suit, in doubt: DisputedConfidence at
-// most, the index's reading its rival. A still is one sighting, as the
-// tracker weighs a card's sightings on video.
+// most, the index's reading its rival. A card known by its rank alone
+// takes the suit its pips name, as doubtful as before. A still is one
+// sighting, as the tracker weighs a card's sightings on video.
 func bySuitOfPips(cs []Observation) {
 	for i := range cs {
 		c := &cs[i]
-		if !c.Pips.Valid() || !c.Card.Valid() || c.Pips.Rank != c.Card.Rank || c.Pips.Suit == c.Card.Suit {
+		if !c.Pips.Valid() || !c.Card.Valid() && !c.Card.RankOnly() || c.Pips.Rank != c.Card.Rank || c.Pips.Suit == c.Card.Suit {
 			continue
 		}
-		c.Rivals = append(c.Rivals, c.Card)
+		if c.Card.Valid() {
+			c.Rivals = append(c.Rivals, c.Card)
+		}
 		c.Card.Suit = c.Pips.Suit
 		c.Confidence = min(c.Confidence, DisputedConfidence)
 	}

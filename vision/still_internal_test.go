@@ -439,6 +439,45 @@ func TestDoubtOtherSuit(t *testing.T) {
 	}
 }
 
+// TestBySuitOfPips: a card whose pips name the other suit of the colour
+// its index reads is theirs, in doubt, the index's reading its rival; a
+// card known by its rank alone takes the suit its pips name, as doubtful
+// as it was; pips that name its own suit, no suit, or count another rank
+// change nothing.
+func TestBySuitOfPips(t *testing.T) {
+	c := func(s string) cards.Card {
+		var k cards.Card // "8?": a card known by its rank alone
+		if err := k.UnmarshalText([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	obs := func(card, pips string, conf float64, rivals ...cards.Card) Observation {
+		return Observation{Card: c(card), Pips: c(pips), Confidence: conf, Rivals: rivals}
+	}
+	tests := []struct {
+		name     string
+		in, want Observation
+	}{
+		{"the other suit of the colour", obs("2S", "2C", 0.97), obs("2C", "2C", DisputedConfidence, c("2S"))},
+		{"its own suit", obs("2S", "2S", 0.97), obs("2S", "2S", 0.97)},
+		{"another rank", obs("2S", "3C", 0.97), obs("2S", "3C", 0.97)},
+		{"no suit", obs("2S", "2?", 0.97), obs("2S", "2?", 0.97)},
+		{"known by its rank alone", obs("8?", "8D", pipCount), obs("8D", "8D", pipCount)},
+		{"known by its rank alone, no suit", obs("8?", "8?", pipCount), obs("8?", "8?", pipCount)},
+		{"known by its rank alone, another rank", obs("8?", "9D", pipCount), obs("8?", "9D", pipCount)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := []Observation{tt.in}
+			bySuitOfPips(got)
+			if !reflect.DeepEqual(got[0], tt.want) {
+				t.Errorf("bySuitOfPips(%+v) = %+v, want %+v", tt.in, got[0], tt.want)
+			}
+		})
+	}
+}
+
 // TestObserveOtherSuit: a card read at two index corners carries the
 // least OtherSuit of the two, so that one corner read clearly keeps the
 // card out of doubt (doubtOtherSuit).
