@@ -191,7 +191,7 @@ func inkClusters(pic greyPicture, a, d, in calibration.Point, length, r float64)
 	// The band's pixels, position along by row in (255 outside the
 	// picture), counted by grey level for its upper quartile.
 	positions := int(math.Floor(length)) + 1
-	rows := 0
+	rows := 0 // as many as the loop below takes
 	for t := fromMM * r; t <= toMM*r; t++ {
 		rows++
 	}

@@ -40,8 +40,8 @@ type Observation struct {
 	// Options.Suits reads them surely as one of the two suits of the
 	// colour Card reads, that suit; for a card known by its rank alone,
 	// the suit they read surely over all four, each glyph likeliest of
-	// it. The zero Card where no
-	// pips were counted; its Suit is zero where none was read surely.
+	// it. The zero Card where no pips were counted; its Suit is zero
+	// where none was read surely.
 	Pips cards.Card
 	// indices is how many index corners were read as Card: two where
 	// both of a card's index corners were seen and agree, none for a
