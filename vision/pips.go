@@ -488,16 +488,13 @@ func (d *Detector) checkPips(z *zone) {
 			} else {
 				*o = withCount(*o, n)
 			}
-			o.Pips = cards.Card{Rank: cards.Rank(sp.face.Pips), Suit: suitOf(sp.suits, o.Card.Suit)}
-			if o.Card.RankOnly() {
+			suit := suitOf(sp.suits, o.Card.Suit)
+			if o.Card.RankOnly() && !sp.split {
 				// No index reading tells the colour: the glyphs name
-				// the suit over all four, each of them likeliest of it,
-				// or none.
-				o.Pips.Suit = 0
-				if !sp.split {
-					o.Pips.Suit = namedSuit(sp.suits)
-				}
+				// the suit over all four, each of them likeliest of it.
+				suit = namedSuit(sp.suits)
 			}
+			o.Pips = cards.Card{Rank: cards.Rank(sp.face.Pips), Suit: suit}
 			if agree {
 				o.Confidence = math.Max(o.Confidence, pipsAgree)
 			}

@@ -150,7 +150,7 @@ func readStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits 
 func bySuitOfPips(cs []Observation) {
 	for i := range cs {
 		c := &cs[i]
-		if !c.Pips.Valid() || !c.Card.Valid() && !c.Card.RankOnly() || c.Pips.Rank != c.Card.Rank || c.Pips.Suit == c.Card.Suit {
+		if !c.Pips.Valid() || !(c.Card.Valid() || c.Card.RankOnly()) || c.Pips.Rank != c.Card.Rank || c.Pips.Suit == c.Card.Suit {
 			continue
 		}
 		if c.Card.Valid() {
