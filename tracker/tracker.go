@@ -939,8 +939,8 @@ func (t *Tracker) placePlayer(r *roundState, tr *track, zone int) bool {
 }
 
 // splitSource finds the card a split moved: a counted card, the second
-// of a two-card hand, not seen for a moment, whose reads match the new
-// card's, lying a hand's width or two away. It returns the seat and hand
+// of a two-card hand, not seen for a moment (left), whose reads match the
+// new card's, lying a hand's width or two away. It returns the seat and hand
 // it came from and its track. A split card lies along its new hand and
 // makes a pair with the card it leaves: a sideways card is a double, and
 // a card that makes no pair is another card of the same rank and suit
@@ -966,7 +966,7 @@ func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track
 			}
 			for _, cand := range cands {
 				d := vision.Dist(cand.pos, tr.pos)
-				if d < t.cfg.MatchMM*2 || d > 6*t.cfg.HandMM || tr.confirmAt-cand.lastSeen > t.cfg.SplitFrames+(tr.confirmAt-tr.firstSeen) || cand.lastSeen >= tr.firstSeen {
+				if d < t.cfg.MatchMM*2 || d > 6*t.cfg.HandMM || tr.confirmAt-cand.lastSeen > t.cfg.SplitFrames+(tr.confirmAt-tr.firstSeen) || !t.left(cand, tr) {
 					continue
 				}
 				other := h.cards[0]
@@ -983,4 +983,15 @@ func (t *Tracker) splitSource(r *roundState, tr *track) (*seatState, int, *track
 		}
 	}
 	return nil, -1, nil
+}
+
+// left reports whether the counted card cand left its place as tr, a
+// card of the same face, came into sight elsewhere: cand is not seen as
+// tr is counted, and was seen no later than StableFrames after tr came.
+// The vision keeps the cards under the dealer's moving hand until the
+// zone settles (vision.Options.SettleFrames), so a card the hand moves
+// is seen at its old place for a moment after it shows at its new one.
+// Two cards of one face in sight together for longer are two cards.
+func (t *Tracker) left(cand, tr *track) bool {
+	return cand.lastSeen < tr.confirmAt && cand.lastSeen-tr.firstSeen < t.cfg.StableFrames
 }

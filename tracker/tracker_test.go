@@ -495,6 +495,79 @@ func TestSidewaysCardIsNoSplit(t *testing.T) {
 	}
 }
 
+// TestSplitIntoTheNextSeat replays proc:7 seed 4828 round 1001 as the
+// vision saw it (KDE nicu-white seed 4828 lost the same round). Seat 5
+// splits its 2s and lays the second one in seat 6's zone, where no one
+// plays. The vision keeps the cards under the dealer's moving hand, so
+// the 2♠ is seen at its old place for two frames after it shows at its
+// new one; then the 10♥ is dealt where the 2♠ lay. The 2♠ is seat 5's
+// split hand, and the 10♥ a card of its own. A second 2♠ (several
+// decks) dealt to seat 6 while the pair's lies on in sight is seat 6's
+// card, and no split.
+func TestSplitIntoTheNextSeat(t *testing.T) {
+	tests := []struct {
+		name    string
+		overlap int // frames the old place is still seen, or -1: the pair's 2♠ stays
+		want    map[int]string
+	}{
+		{"the old place unseen as the card shows", 0, map[int]string{5: "[2H TH 2C 5C] [2S JH 9D]"}},
+		{"the old place seen two frames on (the round)", 2, map[int]string{5: "[2H TH 2C 5C] [2S JH 9D]"}},
+		{"the pair's card stays: another 2S", -1, map[int]string{5: "[2H 2S 2C 5C]", 6: "[2S JH 9D]"}},
+	}
+	l, err := scene.NewLayout(scene.DefaultLayoutConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tableOf(t, l)
+	if seat, _ := table.ZoneAt(calibration.Point{X: -273, Y: 375}); seat != 6 {
+		t.Fatalf("the split hand's place lies in seat %d's zone, want seat 6's", seat)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFelt(table)
+			f.tr.StartRound("1001", f.frame)
+			deal := func(name string, x, y, angle float64) {
+				f.put(name, 0.97, x, y, angle)
+				f.wait(1)
+			}
+			deal("2H", -175, 391, 102)
+			deal("2S", -157, 379, -82)
+			f.put("2S#2", 0.97, -273, 375, 98)
+			if tt.overlap >= 0 {
+				f.wait(float64(tt.overlap) / feltFPS)
+				delete(f.on, "2S")
+				f.wait(1)
+				deal("TH", -160, 380, -82)
+			} else {
+				f.wait(1)
+			}
+			deal("2C", -143, 366, -82)
+			deal("5C", -124, 353, -82)
+			deal("JH", -257, 363, 98)
+			deal("9D", -239, 349, 98)
+			r, ok := f.tr.EndRound(f.frame)
+			if !ok {
+				t.Fatal("no round")
+			}
+			got := map[int]string{}
+			for _, s := range r.Seats {
+				var hs []string
+				for hi := range s.Hands {
+					var cs []string
+					for _, c := range r.HandCards(s.Seat, hi) {
+						cs = append(cs, c.Text())
+					}
+					hs = append(hs, "["+strings.Join(cs, " ")+"]")
+				}
+				got[s.Seat] = strings.Join(hs, " ")
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("seats %v, want %v (doubts %q)", got, tt.want, r.DoubtsAt(0))
+			}
+		})
+	}
+}
+
 // TestCardsSeenTogetherCountInDealingOrder deals the dealer's hole card
 // and next card under the dealer's hand, so that both come into sight in
 // the same frame, listed the other way round: the row grows away from the
