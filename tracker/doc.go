@@ -8,7 +8,8 @@
 // remembered while covered, and is never counted twice. Cards go to a seat
 // by the zone they lie in, and to a hand by position: a new card joins the
 // hand whose last card it lies next to, and a card that leaves a pair for a
-// place of its own starts a split hand.
+// place of its own starts a split hand of the pair's seat, in whichever
+// seat's zone it lies.
 //
 // A card in view that cannot be read (seen by its outline alone, or read
 // only below vision.Unreadable, clear of the cards counted) counts all
