@@ -214,3 +214,39 @@ func TestObserveBorrowedIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveBothIndexCorners replays CCTV proc:15 seed 4838 round 1007,
+// frame 3014: the dealer's 10♦, the last card of the row, read surely at
+// both its index corners, whose centres agree; weak readings of other
+// cards (a K♥ at 0.18, a 9♦ at 0.36) where the 3♥ beneath shows; and a
+// 10♦ at 0.33 from a corner placed from its index alone, 10.5 mm along
+// its top edge. The card read at both its corners stands where they put
+// it: it is not an index borrowed from a corner that is not the card's
+// (TestObserveBorrowedIndex), which the weak 10♦ would have made it.
+func TestObserveBothIndexCorners(t *testing.T) {
+	d := unreadDetector(t)
+	// Each corner as monitor inspect printed it: its point and the angle
+	// of its U, in degrees.
+	readAs := func(card string, conf, x, y, deg float64) read {
+		u := pt(math.Cos(deg*math.Pi/180), math.Sin(deg*math.Pi/180))
+		return read{res: classify.Result{Card: cards.MustParse(card), Confidence: conf}, at: corner{P: pt(x, y), U: u, V: pt(-u.Y, u.X)}}
+	}
+	reads := []read{
+		readAs("TD", 0.93, 71.5, 218.5, -179),
+		readAs("TD", 0.90, 10.6, 129.4, 1),
+		readAs("TD", 0.33, 21.1, 130.5, -0),
+		readAs("KH", 0.18, -0.9, 129.9, -2),
+		readAs("3H", 0.94, -9.9, 130.2, -2),
+		readAs("9D", 0.36, 61.1, 218.2, -179),
+	}
+	var ten []Observation
+	for _, o := range d.observe(reads, nil, nil, func(calibration.Point) bool { return true }) {
+		if o.Card == cards.MustParse("TD") && o.Confidence >= Confident {
+			ten = append(ten, o)
+		}
+	}
+	want := pt(41, 174)
+	if len(ten) != 1 || Dist(ten[0].Center, want) > 2 {
+		t.Fatalf("sure readings of the 10♦: %+v; want one, at %v", ten, want)
+	}
+}

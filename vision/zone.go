@@ -1006,12 +1006,14 @@ func groupIndices(reads []read, onPaper func(calibration.Point) bool) []*faceGro
 // with the index of one inside the other card, the one that shares its
 // place with a reading of another card is the borrowed one, unless the
 // other shares its place too. Two cards alike overlapping like that
-// cannot both show an index.
+// cannot both show an index. A group read at both of its card's index
+// corners, half a turn apart and agreeing on its centre, is that card's
+// own: a borrowed reading comes from one corner that is not the card's.
 func dropBorrowed(faces []*faceGroup) {
 	for _, h := range faces {
 		for _, g := range faces {
 			if h != g && h.kept() && g.kept() && h.card == g.card && h.centre.Sub(g.centre).Len() >= sameFaceMM &&
-				halfTurnTwins(h.at, g.at) && hasRival(faces, h) && !hasRival(faces, g) {
+				halfTurnTwins(h.at, g.at) && !halfTurnTwins(h.at, h.at) && hasRival(faces, h) && !hasRival(faces, g) {
 				h.at = nil
 			}
 		}
