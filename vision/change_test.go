@@ -176,12 +176,17 @@ func TestReadsMore(t *testing.T) {
 }
 
 // TestDropFaintInMotion: of a zone's fresh observations, a card face up
-// read below Unreadable, or not at all, where something moves is dropped;
-// a sure reading there, a back, and a faint reading where all is still
-// stay. CCTV clip seed 4701 (dondorf), frame 2216: the dealer's white
-// sleeve, blurred in motion, read as a 10♣ at 0.28 beside seat 6; held
-// while the arm moved on, it was counted as a card never read, and the
-// seat's two real cards, far from it, were left out of the round.
+// read below Unreadable, at or below the cap of a reading beside the
+// dealer's hand, or not at all, where something moves is dropped; a
+// sure reading there, one above the cap, a back, and a faint reading
+// where all is still stay. CCTV clip seed 4701 (dondorf), frame 2216:
+// the dealer's white sleeve, blurred in motion, read as a 10♣ at 0.28
+// beside seat 6; held while the arm moved on, it was counted as a card
+// never read, and the seat's two real cards, far from it, were left out
+// of the round. CCTV proc:7 seed 4844 round 1001, frame 420: the cuff
+// read as a 3♣ at 0.43, capped at 0.4, kept 15 frames while the area
+// did not settle, and counted as a card read doubtfully but steadily;
+// seat 4's three cards, 170 mm from it, were left out.
 func TestDropFaintInMotion(t *testing.T) {
 	w := newWatch(image.Rect(0, 0, 40, 30))
 	// The busy area: eighth-size pixels 10 to 19 across, 5 to 14 down.
@@ -207,9 +212,11 @@ func TestDropFaintInMotion(t *testing.T) {
 	sure := at("KD", 0.95, false, 125, 85)
 	back := at("", 0.2, true, 120, 80)
 	still := at("7H", 0.3, false, 280, 200)
-	z.obs = []Observation{sleeve, unread, sure, back, still}
-	got := dropFaintInMotion(z)
-	want := []Observation{sure, back, still}
+	cuff := at("3C", 0.4, false, 115, 75)      // capped beside the hand
+	doubtful := at("9S", 0.45, false, 130, 85) // above the cap
+	z.obs = []Observation{sleeve, unread, sure, back, still, cuff, doubtful}
+	got := dropFaintInMotion(z, 0.4)
+	want := []Observation{sure, back, still, doubtful}
 	if len(got) != len(want) {
 		t.Fatalf("kept %d observations, want %d: %+v", len(got), len(want), got)
 	}

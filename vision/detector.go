@@ -568,7 +568,7 @@ func (d *Detector) Detect(frame gocv.Mat, index int, t float64) (Frame, error) {
 			return Frame{}, err
 		}
 		res = res[len(z.batch):]
-		z.obs = dropFaintInMotion(z)
+		z.obs = dropFaintInMotion(z, d.opts.CoveredConfidence)
 		if z.read {
 			z.obs = d.keepCovered(z, before)
 		}
@@ -747,13 +747,17 @@ func readsMore(a, b []Observation) bool {
 
 // dropFaintInMotion returns a zone's fresh observations without the
 // cards face up that lie in the busy area (where something moves: the
-// dealer's hand, arm and sleeve) read below Unreadable or not at all.
-// What the model half sees there is more likely the moving arm, blurred,
-// than a card; a card there is read once the area is still, and one read
-// before the arm came stays (keepCovered).
-func dropFaintInMotion(z *zone) []Observation {
+// dealer's hand, arm and sleeve) read below Unreadable, at or below
+// capped (Options.CoveredConfidence, what a reading beside the dealer's
+// hand is capped at), or not at all. What the model half sees there is
+// more likely the moving arm, blurred, than a card; a card there is read
+// once the area is still, and one read before the arm came stays
+// (keepCovered). A capped reading kept would be kept frame after frame
+// while the area does not settle, and look like a card read doubtfully
+// but steadily.
+func dropFaintInMotion(z *zone, capped float64) []Observation {
 	return slices.DeleteFunc(z.obs, func(o Observation) bool {
-		return !o.FaceDown && o.Confidence < Unreadable && z.watch.covers(o)
+		return !o.FaceDown && (o.Confidence < Unreadable || o.Confidence <= capped) && z.watch.covers(o)
 	})
 }
 
