@@ -752,9 +752,9 @@ func readsMore(a, b []Observation) bool {
 // hand is capped at), or not at all. What the model half sees there is
 // more likely the moving arm, blurred, than a card; a card there is read
 // once the area is still, and one read before the arm came stays
-// (keepCovered). A capped reading kept would be kept frame after frame
-// while the area does not settle, and look like a card read doubtfully
-// but steadily.
+// (keepCovered). A capped reading left in would be kept frame after
+// frame while the area does not settle, and look like a card read
+// doubtfully but steadily.
 func dropFaintInMotion(z *zone, capped float64) []Observation {
 	return slices.DeleteFunc(z.obs, func(o Observation) bool {
 		return !o.FaceDown && (o.Confidence < Unreadable || o.Confidence <= capped) && z.watch.covers(o)
