@@ -90,17 +90,33 @@ func (h Hand) BustCard() (cards.Card, bool) {
 // later cards. Its first two entries are the player's first two cards; its
 // third is the next card the player was dealt.
 func (s Seat) Received() []cards.Card {
+	at := s.ReceivedAt()
+	if len(at) == 0 {
+		return nil
+	}
+	out := make([]cards.Card, len(at))
+	for i, p := range at {
+		out[i] = s.Hands[p.Hand].Cards[p.Card]
+	}
+	return out
+}
+
+// ReceivedAt returns where each card of Received lies, in the same order:
+// its hand and its place in the hand, at the seat's number.
+func (s Seat) ReceivedAt() []Place {
 	if len(s.Hands) == 0 || len(s.Hands[0].Cards) == 0 {
 		return nil
 	}
-	first := s.Hands[0]
-	out := []cards.Card{first.Cards[0]}
-	for _, h := range s.Hands[1:] {
-		if h.SplitFrom == 0 && len(h.Cards) > 0 {
-			out = append(out, h.Cards[0])
+	out := []Place{{Seat: s.Seat, Hand: 0, Card: 0}}
+	for hi, h := range s.Hands {
+		if hi > 0 && h.SplitFrom == 0 && len(h.Cards) > 0 {
+			out = append(out, Place{Seat: s.Seat, Hand: hi, Card: 0})
 		}
 	}
-	return append(out, first.Cards[1:]...)
+	for i := 1; i < len(s.Hands[0].Cards); i++ {
+		out = append(out, Place{Seat: s.Seat, Hand: 0, Card: i})
+	}
+	return out
 }
 
 // FirstTwo returns the player's first two cards, the ones 21+3 and Blazing

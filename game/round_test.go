@@ -43,6 +43,11 @@ func TestReceived(t *testing.T) {
 			if got := list(s.Received()); got != tt.want {
 				t.Errorf("Received() = %q, want %q", got, tt.want)
 			}
+			for _, p := range s.ReceivedAt() {
+				if p.Seat != s.Seat {
+					t.Errorf("ReceivedAt() place %+v, want seat %d", p, s.Seat)
+				}
+			}
 		})
 	}
 }
