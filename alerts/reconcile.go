@@ -395,7 +395,7 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 }
 
 // settled reports whether outcome o of wager w stands whatever the cards
-// read below MinConfidence at the dealer's row and w's seat are: w is
+// read below MinConfidence that w turns on (evaluator.Places) are: w is
 // judged again with each of them replaced by every card of the deck (a
 // card whose corners were read as two cards, by each of its candidates),
 // in every combination, up to maxJudgements judgements, and every
@@ -416,10 +416,11 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 		}
 		return deck
 	}
+	turns := evaluator.Places(r.Round, w)
 	var doubtful []game.Place
 	judgements := 1
 	for p, c := range r.Cards() {
-		if (p.Hand >= 0 && p.Seat != w.Seat) || c.Confidence >= rc.cfg.MinConfidence {
+		if !slices.Contains(turns, p) || c.Confidence >= rc.cfg.MinConfidence {
 			continue
 		}
 		if !c.Card.Rank.Valid() {

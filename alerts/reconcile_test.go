@@ -300,6 +300,31 @@ func TestDoubtSettledThreeCards(t *testing.T) {
 	}
 }
 
+// TestDoubtSettledOnWhatTheBetTurnsOn: settled tries only the doubtful
+// cards the wager turns on. Seat 3's 21+3 on 9♥ K♠ and the dealer's 2♣
+// is a loser whatever its doubtful K♠ is, paid $45 on $5; the dealer's
+// draws 8♦ 7♠ and the seat's hit 4♦, read as doubtfully, are cards 21+3
+// never looks at: with them the judgements (52⁴) would be too many to
+// try, and the alert for review.
+func TestDoubtSettledOnWhatTheBetTurnsOn(t *testing.T) {
+	g := game.Round{ID: "7"}
+	g.Dealer.Cards = mustCards(t, "2C 8D 7S")
+	g.Seats = []game.Seat{{Seat: 3, Hands: []game.Hand{{Cards: mustCards(t, "9H KS 4D"), SplitFrom: -1}}}}
+	r := asRead(g, 0.99)
+	for _, p := range []game.Place{{Seat: 3, Hand: 0, Card: 1}, {Seat: 3, Hand: 0, Card: 2}, {Hand: -1, Card: 1}, {Hand: -1, Card: 2}} {
+		r.Seen[p] = tracker.Sighting{Confidence: 0.5}
+	}
+	paid := []controller.Event{
+		{Type: "wager", Round: "7", Seat: 3, Bet: "21+3", Amount: 5},
+		{Type: "payout", Round: "7", Seat: 3, Bet: "21+3", Amount: 45},
+	}
+	meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
+	rec := NewReconciler(Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()}, meter)
+	if _, found := rec.Round(r, paid); len(found) != 1 || found[0].Severity != Mismatch {
+		t.Errorf("alerts %+v, want one mismatch", found)
+	}
+}
+
 // TestSeatDoubts checks which alerts a doubt sends for review: a doubt
 // of the round, every alert; a doubt at a seat (tracker.Round.SeatDoubts),
 // the alerts of that seat alone, but for a share of the Blazing 7's meter,

@@ -90,7 +90,7 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 	if err != nil {
 		return Outcome{}, err
 	}
-	blind := rankOnly(r, w.Seat)
+	blind := rankOnly(r, Places(r, w))
 	if len(blind) == 0 {
 		return o, nil
 	}
@@ -114,28 +114,66 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 	return o, nil
 }
 
-// maxRankOnly is how many cards known by their rank alone Evaluate
-// tries every suit of at once: four make 256 judgements.
+// Places returns the places of round r whose cards Evaluate can turn on
+// in judging wager w, whatever cards lie there; a card anywhere else
+// changes nothing of w's outcome. 21+3: the player's first two cards and
+// the dealer's up card. Blazing 7's: the player's first three cards (a
+// third 7, or the card that busts the hand). Push 22: the dealer's
+// cards. Pot of Gold: the first two cards of each of the seat's hands
+// (the lammers: each split's pair, each double's two cards). A bet this
+// package does not know: every card of the dealer's and the seat's.
+func Places(r game.Round, w Wager) []game.Place {
+	var out []game.Place
+	dealer := func(n int) {
+		for i := range min(n, len(r.Dealer.Cards)) {
+			out = append(out, game.Place{Hand: -1, Card: i})
+		}
+	}
+	s, _ := findSeat(r, w.Seat)
+	got := s.ReceivedAt()
+	hands := func(n int) {
+		for hi, h := range s.Hands {
+			for i := range min(n, len(h.Cards)) {
+				out = append(out, game.Place{Seat: s.Seat, Hand: hi, Card: i})
+			}
+		}
+	}
+	switch w.Bet {
+	case TwentyOnePlusThree:
+		out = append(out, got[:min(2, len(got))]...)
+		dealer(1)
+	case Blazing7s:
+		out = append(out, got[:min(3, len(got))]...)
+	case Push22:
+		dealer(len(r.Dealer.Cards))
+	case PotOfGold:
+		hands(2)
+	default:
+		dealer(len(r.Dealer.Cards))
+		hands(math.MaxInt)
+	}
+	return out
+}
+
+// maxRankOnly is how many cards known by their rank alone, among those a
+// wager turns on, Evaluate tries every suit of at once: four make 256
+// judgements.
 const maxRankOnly = 4
 
 // rankOnly returns the ranks of the cards known by their rank alone at
-// the dealer's row and at seat n, by place: every card a wager at n can
-// be judged on.
-func rankOnly(r game.Round, n int) map[game.Place]cards.Rank {
+// the places at (those a wager turns on, Places), by place.
+func rankOnly(r game.Round, at []game.Place) map[game.Place]cards.Rank {
 	out := map[game.Place]cards.Rank{}
 	for i, c := range r.Dealer.Cards {
-		if c.RankOnly() {
-			out[game.Place{Hand: -1, Card: i}] = c.Rank
+		if p := (game.Place{Hand: -1, Card: i}); c.RankOnly() && slices.Contains(at, p) {
+			out[p] = c.Rank
 		}
 	}
 	for _, s := range r.Seats {
-		if s.Seat != n {
-			continue
-		}
 		for hi, h := range s.Hands {
 			for i, c := range h.Cards {
-				if c.RankOnly() {
-					out[game.Place{Seat: n, Hand: hi, Card: i}] = c.Rank
+				if p := (game.Place{Seat: s.Seat, Hand: hi, Card: i}); c.RankOnly() && slices.Contains(at, p) {
+					out[p] = c.Rank
 				}
 			}
 		}

@@ -239,6 +239,10 @@ func TestRankOnly(t *testing.T) {
 		{"blazing 7's no seven", Blazing7s, "TH", []string{"9? 4S"}, Lose},
 		{"pot of gold free double", PotOfGold, "6H 7C 9D", []string{"5? 4D TC double"}, "1_lammers"},
 		{"a card never read stays unjudged", Push22, "TH 4C ??", []string{"TS 9D"}, ""},
+		// Five such cards are more than Evaluate tries the suits of, but
+		// 21+3 turns on none of the dealer's draws.
+		{"21+3 on five such cards, one of them its own", TwentyOnePlusThree, "K? 2? 3? 4? 2?", []string{"2S 7C"}, Lose},
+		{"push 22 on five such cards of the dealer's", Push22, "2? 2? 3? 3? 2?", []string{"TS 9D"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
