@@ -9,7 +9,8 @@
 // how sure each reading is, and the video time. When those cards were read
 // with low confidence, or the round broke a rule of the game, the alert's
 // severity is "review" rather than "mismatch": a person should look before
-// anyone is called to the table.
+// anyone is called to the table. An alert on doubtful cards is sure where
+// every card they could be leaves the entry wrong the same way.
 //
 //	rec := alerts.NewReconciler(alerts.Config{Table: "bj-07", Rules: rules, Tables: tables}, meter)
 //	outcomes, found := rec.Round(round, entries)

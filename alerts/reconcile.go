@@ -180,12 +180,36 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		// in a doubtful one's place: an alert it bears on is for review.
 		doubted := len(doubtsOn(r, o)) > 0
 		raiseHere := func(a Alert, lowConf bool) { raise(a, lowConf || doubted) }
-		if low && !doubted && rc.settled(r, w, o) {
-			// The doubt changes nothing the alert says.
-			low = false
-			raiseHere = func(a Alert, lowConf bool) {
-				a.Detail += ", whatever the cards read below " + strconv.FormatFloat(rc.cfg.MinConfidence, 'f', -1, 64) + " are"
-				raise(a, lowConf)
+		// The kinds of alert the entries raise against an outcome x of
+		// w: none where they are right.
+		kindsOf := func(x evaluator.Outcome) []string {
+			var kinds []string
+			note := func(a Alert, _ bool) { kinds = append(kinds, a.Kind) }
+			if w.Bet == evaluator.Blazing7s {
+				rc.blazing(x, paid[k], awards[w.Seat], Alert{}, false, note)
+			} else {
+				rc.fixed(x, paid[k], Alert{}, false, note)
+			}
+			return kinds
+		}
+		below := "the cards read below " + strconv.FormatFloat(rc.cfg.MinConfidence, 'f', -1, 64)
+		if low && !doubted && len(kindsOf(o)) > 0 {
+			switch rc.settle(r, w, o, kindsOf) {
+			case sameOutcome:
+				// The doubt changes nothing the alert says.
+				low = false
+				raiseHere = func(a Alert, lowConf bool) {
+					a.Detail += ", whatever " + below + " are"
+					raise(a, lowConf)
+				}
+			case sameAlerts:
+				// The doubt changes what the wager pays, but not that
+				// the entry is wrong, nor which way.
+				low = false
+				raiseHere = func(a Alert, lowConf bool) {
+					a.Detail += "; whatever " + below + " are, the entry is " + kindText[a.Kind] + " (what it pays turns on them)"
+					raise(a, lowConf)
+				}
 			}
 		}
 		if o.MeterShare > 0 {
@@ -394,19 +418,44 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 	raise(a, low)
 }
 
-// settled reports whether outcome o of wager w stands whatever the cards
+// settlement is how far an outcome's alerts stand whatever the cards
+// read below MinConfidence are (settle).
+type settlement int
+
+const (
+	unsettled settlement = iota
+	// sameAlerts: every card they could be leaves the entries wrong the
+	// same way, the same kinds of alert, though what the wager pays
+	// depends on them.
+	sameAlerts
+	// sameOutcome: every card they could be gives the same result,
+	// payout and award.
+	sameOutcome
+)
+
+// kindText says what an alert's kind says of the entry, in the words of
+// an alert's detail.
+var kindText = map[string]string{
+	Overpaid:     "more than the wager pays",
+	Underpaid:    "less than the wager pays",
+	MissedPayout: "a payout missed",
+	WrongAward:   "the wrong progressive award",
+}
+
+// settle reports how far outcome o of wager w stands whatever the cards
 // read below MinConfidence that w turns on (evaluator.Places) are: w is
 // judged again with each of them replaced by every card of the deck (a
 // card whose corners were read as two cards, by each of its candidates),
-// in every combination, up to maxJudgements judgements, and every
-// judgement gives the same result, payout and award. An alert on such an
-// outcome says the same whichever card the doubtful one is, so it need
-// not wait for a person. A card never read is not tried: it is a gap,
-// not a reading. A doubtful card known by its rank alone is tried as
-// every card of the deck, as a doubtful reading is. Call it only for an
-// outcome no doubt of the round bears on (doubtsOn), and before the
-// meter takes o's award.
-func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Outcome) bool {
+// in every combination, up to maxJudgements judgements. Where every
+// judgement gives o's result, payout and award, the outcome stands
+// (sameOutcome); where each raises the alerts kinds gives o, by kind, the
+// entries are wrong the same way whichever card each doubtful one is
+// (sameAlerts). Either way an alert on o need not wait for a person. A
+// card never read is not tried: it is a gap, not a reading. A doubtful
+// card known by its rank alone is tried as every card of the deck, as a
+// doubtful reading is. Call it only for an outcome no doubt of the round
+// bears on (doubtsOn), and before the meter takes o's award.
+func (rc *Reconciler) settle(r tracker.Round, w evaluator.Wager, o evaluator.Outcome, kinds func(evaluator.Outcome) []string) settlement {
 	deck := cards.Deck()
 	// A card whose corners were read as two cards is one of them (its
 	// candidates); any other doubtful card may be any card.
@@ -424,22 +473,34 @@ func (rc *Reconciler) settled(r tracker.Round, w evaluator.Wager, o evaluator.Ou
 			continue
 		}
 		if !c.Card.Rank.Valid() {
-			return false
+			return unsettled
 		}
 		doubtful = append(doubtful, p)
 		if judgements *= len(choices(p)); judgements > maxJudgements {
-			return false
+			return unsettled
 		}
 	}
 	if len(doubtful) == 0 {
-		return false
+		return unsettled
 	}
 	meter := rc.meter.Value()
-	same := func(g game.Round) bool {
+	want := kinds(o)
+	outcome := true // every judgement so far gave o
+	alerts := r.Round.ForAll(doubtful, choices, func(g game.Round) bool {
 		x, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, meter)
-		return err == nil && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
+		if err != nil {
+			return false
+		}
+		outcome = outcome && x.Result == o.Result && math.Abs(x.Win-o.Win) <= tolerance && x.Award == o.Award && x.MeterShare == o.MeterShare
+		return outcome || slices.Equal(kinds(x), want)
+	})
+	switch {
+	case !alerts:
+		return unsettled
+	case outcome:
+		return sameOutcome
 	}
-	return r.Round.ForAll(doubtful, choices, same)
+	return sameAlerts
 }
 
 // doubtsOn returns the doubts of round r that bear on outcome o: those

@@ -192,10 +192,11 @@ func TestLowConfidenceIsReview(t *testing.T) {
 
 // TestDoubtSettled checks that an alert resting on a doubtful card is a
 // mismatch when every card the doubtful one could be gives the same
-// verdict, and for review otherwise. The doubtful card is read at 0.5,
-// the others at 0.99, at seat 3 with a 21+3 wager of $5. A doubtful card
-// whose corners were read as two cards may be either (its candidates),
-// any other any card of the deck.
+// verdict, or leaves the entry wrong the same way, and for review
+// otherwise. The doubtful card is read at 0.5, the others at 0.99, at
+// seat 3 with a 21+3 wager of $5 (or Push 22, $1). A doubtful card whose
+// corners were read as two cards may be either (its candidates), any
+// other any card of the deck.
 func TestDoubtSettled(t *testing.T) {
 	round := func(dealer, hand string, doubtful game.Place, candidates string, doubts ...string) tracker.Round {
 		g := game.Round{ID: "7"}
@@ -215,6 +216,14 @@ func TestDoubtSettled(t *testing.T) {
 		return controller.Event{Type: typ, Round: "7", Seat: 3, Bet: "21+3", Amount: amount}
 	}
 	paid := []controller.Event{ev("wager", 5), ev("payout", 45)}
+	dealerSecond := game.Place{Seat: 0, Hand: -1, Card: 1}
+	push22 := func(payout float64) []controller.Event {
+		es := []controller.Event{{Type: "wager", Round: "7", Seat: 3, Bet: "push22", Amount: 1}}
+		if payout > 0 {
+			es = append(es, controller.Event{Type: "payout", Round: "7", Seat: 3, Bet: "push22", Amount: payout})
+		}
+		return es
+	}
 	tests := []struct {
 		name     string
 		round    tracker.Round
@@ -230,6 +239,14 @@ func TestDoubtSettled(t *testing.T) {
 		{"a loser paid, the doubtful card read as a 5 and a 10", round("JC", "9H 5S", second, "5S TS"), paid, Review},
 		{"a flush not paid, unless the doubtful card is no heart", round("2H", "9H KH", second, ""), []controller.Event{ev("wager", 5)}, Review},
 		{"a flush not paid, the doubtful card read as two hearts", round("2H", "9H KH", second, "KH QH"), []controller.Event{ev("wager", 5)}, Mismatch},
+		// Whatever the doubtful card, 9♥ ? J♣ pays $50 at most (a
+		// straight): $500 is more than it pays, though how much more
+		// turns on the card.
+		{"a loser paid more than any card makes it pay", round("JC", "9H 5S", second, ""), []controller.Event{ev("wager", 5), ev("payout", 500)}, Mismatch},
+		// The dealer's Q♥ ? 6♥ makes 22 (11 to 1) only with a 6.
+		{"push 22 paid more than 22 pays, whatever the dealer's doubtful card", round("QH 6D 6H", "9H 5S", dealerSecond, ""), push22(19), Mismatch},
+		{"push 22 paid less than 22 pays, more than a loser", round("QH 6D 6H", "9H 5S", dealerSecond, ""), push22(5), Review},
+		{"push 22 paid nothing, 22 unless the dealer's doubtful card is no 6", round("QH 6D 6H", "9H 5S", dealerSecond, ""), push22(0), Review},
 		{"a loser paid in a round with doubts of its own", round("2C", "9H KS", second, "", "seat 3 hand 0: 4D (confidence 0.40) not counted"), paid, Review},
 		{"a loser paid, read as two, in a round with doubts of its own", round("JC", "9H 5S", second, "5S 6S", "seat 3 hand 0: 4D (confidence 0.40) not counted"), paid, Review},
 	}
@@ -242,7 +259,7 @@ func TestDoubtSettled(t *testing.T) {
 				t.Fatalf("alerts %+v, want one of severity %s", found, tt.severity)
 			}
 			if settled := strings.Contains(found[0].Detail, "whatever the cards read below"); settled != (tt.severity == Mismatch) {
-				t.Errorf("detail %q: says the doubt changes nothing: %v, want %v", found[0].Detail, settled, tt.severity == Mismatch)
+				t.Errorf("detail %q: says the doubt changes no verdict: %v, want %v", found[0].Detail, settled, tt.severity == Mismatch)
 			}
 			// The evidence names the cards a doubtful card may be.
 			want := 0
