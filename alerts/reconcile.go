@@ -448,9 +448,9 @@ var kindText = map[string]string{
 // card whose corners were read as two cards, by each of its candidates),
 // in every combination, up to maxJudgements judgements. Where every
 // judgement gives o's result, payout and award, the outcome stands
-// (sameOutcome); where each raises the alerts kinds gives o, by kind, the
-// entries are wrong the same way whichever card each doubtful one is
-// (sameAlerts). Either way an alert on o need not wait for a person. A
+// (sameOutcome); where each raises the same kinds of alert as o does
+// (kinds), the entries are wrong the same way whichever card each
+// doubtful one is (sameAlerts). Either way an alert on o need not wait for a person. A
 // card never read is not tried: it is a gap, not a reading. A doubtful
 // card known by its rank alone is tried as every card of the deck, as a
 // doubtful reading is. Call it only for an outcome no doubt of the round
