@@ -148,11 +148,15 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 	wagers, paid, paidOrder, awards, meterReading := e.wagers, e.paid, e.paidOrder, e.awards, e.meter
 	var out []Alert
 	// An alert is for review where a doubt of the round bears on its
-	// seat; one of no seat (the meter's) takes every doubt.
-	raise := func(a Alert, lowConf bool) {
-		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsAt(a.Seat)) > 0)
-		out = append(out, a)
+	// seat; one of no seat (the meter's) takes every doubt. A doubt about
+	// the dealer's cards alone bears only on what turns on them (dealer).
+	raiseOn := func(dealer bool) func(Alert, bool) {
+		return func(a Alert, lowConf bool) {
+			rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsOn(a.Seat, dealer)) > 0)
+			out = append(out, a)
+		}
 	}
+	raise := raiseOn(false) // an entry judged on no cards
 
 	for _, w := range wagers {
 		if w.Bet == evaluator.Blazing7s {
@@ -168,6 +172,9 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 			raise(Alert{Seat: w.Seat, Bet: string(w.Bet), Kind: OverLimit, Expected: lim.Max, Entered: w.Amount,
 				Detail: fmt.Sprintf("seat %d wagered $%.2f on %s; the limits are $%.2f to $%.2f", w.Seat, w.Amount, w.Bet, lim.Min, lim.Max)}, false)
 		}
+		// Whether w turns on the dealer's cards.
+		dealer := slices.ContainsFunc(evaluator.Places(g, w), func(p game.Place) bool { return p.Hand < 0 })
+		raise := raiseOn(dealer)
 		o, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, rc.meter.Value())
 		if err != nil {
 			raise(Alert{Seat: w.Seat, Bet: string(w.Bet), Kind: Unjudged, Entered: paid[k],
@@ -178,7 +185,7 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		// A doubt about which cards lie where (a card not counted, a
 		// card that may be missing) is not settled by trying every card
 		// in a doubtful one's place: an alert it bears on is for review.
-		doubted := len(doubtsOn(r, o)) > 0
+		doubted := len(doubtsOn(r, o, dealer)) > 0
 		raiseHere := func(a Alert, lowConf bool) { raise(a, lowConf || doubted) }
 		// The kinds of alert the entries raise against an outcome x of
 		// w: none where they are right.
@@ -504,14 +511,16 @@ func (rc *Reconciler) settle(r tracker.Round, w evaluator.Wager, o evaluator.Out
 }
 
 // doubtsOn returns the doubts of round r that bear on outcome o: those
-// at its seat (tracker.Round.DoubtsAt), or, for a share of the
+// at its seat (tracker.Round.DoubtsOn), or, for a share of the
 // progressive meter, every doubt of the round, since a share is worth
-// what the awards judged before it left of the meter, at any seat.
-func doubtsOn(r tracker.Round, o evaluator.Outcome) []string {
+// what the awards judged before it left of the meter, at any seat; the
+// dealer's row's own only where o's wager turns on the dealer's cards
+// (dealer).
+func doubtsOn(r tracker.Round, o evaluator.Outcome, dealer bool) []string {
 	if o.MeterShare > 0 {
-		return r.DoubtsAt(0)
+		return r.DoubtsOn(0, dealer)
 	}
-	return r.DoubtsAt(o.Seat)
+	return r.DoubtsOn(o.Seat, dealer)
 }
 
 // maxJudgements is how many judgements settled makes at most: as many

@@ -343,11 +343,15 @@ func TestDoubtSettledOnWhatTheBetTurnsOn(t *testing.T) {
 }
 
 // TestSeatDoubts checks which alerts a doubt sends for review: a doubt
-// of the round, every alert; a doubt at a seat (tracker.Round.SeatDoubts),
+// of the round, every alert; a doubt of the dealer's row alone
+// (tracker.Round.DealerDoubts), the alerts of wagers that turn on the
+// dealer's cards; a doubt at a seat (tracker.Round.SeatDoubts),
 // the alerts of that seat alone, but for a share of the Blazing 7's meter,
 // which every doubt bears on (an award judged before it, at any seat,
 // takes from the meter). Seat 1 and seat 3 each hold a 21+3 loser paid
-// $45; seat 3's 7♥ 7♥ 7♥ takes a share of the meter, and is paid nothing.
+// $45; seat 3's 7♥ 7♥ 7♥ takes a share of the meter, and is paid nothing;
+// its 7♥ 9♠ wins Blazing 7's for one 7, paid nothing, beside a Pot of
+// Gold payout at seat 1, which made no such wager.
 func TestSeatDoubts(t *testing.T) {
 	const why = "seat 1 hand 0: 1 card(s), but every hand takes two"
 	ev := func(typ string, seat int, bet string, amount float64) controller.Event {
@@ -360,16 +364,28 @@ func TestSeatDoubts(t *testing.T) {
 		entries []controller.Event
 		round   []string
 		seats   map[int][]string
+		dealer  []string // the dealer's row's own doubts
 		want    []string // each alert's seat, bet and severity
 	}{
-		{"no doubt", "9H KS", losers, nil, nil, []string{"1 21+3 mismatch", "3 21+3 mismatch"}},
-		{"a doubt of the round", "9H KS", losers, []string{"the dealer stopped on 15"}, nil, []string{"1 21+3 review", "3 21+3 review"}},
-		{"a doubt at seat 1", "9H KS", losers, nil, map[int][]string{1: {why}}, []string{"1 21+3 review", "3 21+3 mismatch"}},
-		{"a doubt at seat 1 that reaches seat 3", "9H KS", losers, nil, map[int][]string{1: {why}, 3: {why}}, []string{"1 21+3 review", "3 21+3 review"}},
+		{"no doubt", "9H KS", losers, nil, nil, nil, []string{"1 21+3 mismatch", "3 21+3 mismatch"}},
+		{"a doubt of the round", "9H KS", losers, []string{"its game_start came late"}, nil, nil, []string{"1 21+3 review", "3 21+3 review"}},
+		{"a doubt of the dealer's row, 21+3 on its up card", "9H KS", losers, nil, nil, []string{"the dealer stopped on 15"}, []string{"1 21+3 review", "3 21+3 review"}},
+		// Blazing 7's and Pot of Gold never look at the dealer's cards,
+		// nor does a payout with no wager.
+		{"a doubt of the dealer's row, Blazing 7's and a payout with no wager", "7H 9S",
+			[]controller.Event{ev("wager", 3, "blazing7s", 1), ev("payout", 1, "potofgold", 5)},
+			nil, nil, []string{"the dealer stopped on 15"}, []string{"1 potofgold mismatch", "3 blazing7s mismatch"}},
+		{"a doubt of the round, Blazing 7's and a payout with no wager", "7H 9S",
+			[]controller.Event{ev("wager", 3, "blazing7s", 1), ev("payout", 1, "potofgold", 5)},
+			[]string{"its game_start came late"}, nil, nil, []string{"1 potofgold review", "3 blazing7s review"}},
+		{"a share of the meter, unpaid, a doubt of the dealer's row", "7H 7H 7H", []controller.Event{ev("wager", 3, "blazing7s", 1)},
+			nil, nil, []string{"the dealer stopped on 15"}, []string{"3 blazing7s mismatch"}},
+		{"a doubt at seat 1", "9H KS", losers, nil, map[int][]string{1: {why}}, nil, []string{"1 21+3 review", "3 21+3 mismatch"}},
+		{"a doubt at seat 1 that reaches seat 3", "9H KS", losers, nil, map[int][]string{1: {why}, 3: {why}}, nil, []string{"1 21+3 review", "3 21+3 review"}},
 		{"a share of the meter, unpaid, a doubt at seat 1", "7H 7H 7H", []controller.Event{ev("wager", 3, "blazing7s", 1)},
-			nil, map[int][]string{1: {why}}, []string{"3 blazing7s review"}},
+			nil, map[int][]string{1: {why}}, nil, []string{"3 blazing7s review"}},
 		{"a share of the meter, unpaid, no doubt", "7H 7H 7H", []controller.Event{ev("wager", 3, "blazing7s", 1)},
-			nil, nil, []string{"3 blazing7s mismatch"}},
+			nil, nil, nil, []string{"3 blazing7s mismatch"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -378,7 +394,7 @@ func TestSeatDoubts(t *testing.T) {
 				{Seat: 3, Hands: []game.Hand{{Cards: mustCards(t, tt.hand3), SplitFrom: -1}}},
 			}}
 			r := asRead(g, 0.99)
-			r.Doubts, r.SeatDoubts = tt.round, tt.seats
+			r.Doubts, r.SeatDoubts, r.DealerDoubts = tt.round, tt.seats, tt.dealer
 			meter, _ := evaluator.NewMeter(1000, 0.15, 1000)
 			rec := NewReconciler(Config{Table: "t", Rules: game.DefaultRules(), Tables: evaluator.DefaultPayTables()}, meter)
 			_, found := rec.Round(r, tt.entries)

@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"encoding/json"
+	"slices"
 
 	"bjmonitor/calibration"
 	"bjmonitor/cards"
@@ -22,7 +23,7 @@ func (r Round) Record() roundrecord.Record {
 		}
 		return out
 	}
-	rec := roundrecord.Record{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: write(r.HandCards(0, -1)), Doubts: r.Doubts}
+	rec := roundrecord.Record{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: write(r.HandCards(0, -1)), Doubts: slices.Concat(r.Doubts, r.DealerDoubts)}
 	for _, s := range r.Seats {
 		sr := roundrecord.Seat{Seat: s.Seat, Doubts: r.SeatDoubts[s.Seat]}
 		for hi, h := range s.Hands {
@@ -58,7 +59,9 @@ func sighting(c roundrecord.Card) Sighting {
 
 // ParseRound reads a round record as the monitor writes it, such as a
 // line of a replay's --out file (roundrecord.Parse, then Record.Round),
-// with each card's sighting. Errors wrap game.ErrRound.
+// with each card's sighting. The record writes the dealer's row's doubts
+// among the round's: they come back as the round's (Doubts), bearing on
+// every wager. Errors wrap game.ErrRound.
 func ParseRound(data []byte) (Round, error) {
 	rec, err := roundrecord.Parse(data)
 	if err != nil {

@@ -82,9 +82,17 @@ type Round struct {
 	// -1). A card with no entry shows the zero Sighting.
 	Seen map[game.Place]Sighting
 	// Doubts say what the rules and the picture could not settle about
-	// the round as a whole: the dealer's cards, the controller's
-	// messages, the round's bounds. They bear on every wager.
+	// the round as a whole: the controller's messages, the round's
+	// bounds, a card that may lie in the dealer's row or a hand. They
+	// bear on every wager.
 	Doubts []string
+	// DealerDoubts say what they could not settle about the dealer's
+	// cards alone: a rule the dealer's row breaks, a dealer card never
+	// read or reaching past the picture's edge. They bear on the wagers
+	// that turn on the dealer's cards (21+3, Push 22), not on the
+	// others (DoubtsOn). The round record writes them with the round's
+	// own (Doubts).
+	DealerDoubts []string
 	// SeatDoubts say, by seat, what they could not settle about a seat's
 	// hands that bears on the seat's wagers: its own hands' doubts, and
 	// those of a hand at another seat whose cards lie within reach of
@@ -346,7 +354,8 @@ func turnedInHand(hand []*track, i int) bool {
 // and what the picture could not show (a card never read, or reaching
 // past the picture's edge), lowering the confidence of the cards
 // involved. A doubt about a player's hand is the seats' it reaches
-// (doubtHand); a doubt about the dealer's is the round's.
+// (doubtHand); a doubt about the dealer's cards alone is the dealer's
+// row's (DealerDoubts).
 func (t *Tracker) settle(r *Round) {
 	laid := r.laid()
 	for _, s := range r.Seats {
@@ -358,7 +367,7 @@ func (t *Tracker) settle(r *Round) {
 		if v.Hand >= 0 {
 			t.doubtHand(r, laid, v.Seat, v.Hand, v.Text)
 		} else {
-			r.Doubts = append(r.Doubts, v.Text)
+			r.DealerDoubts = append(r.DealerDoubts, v.Text)
 		}
 		for _, p := range v.Cards {
 			if s, ok := r.Seen[p]; ok {
@@ -372,13 +381,13 @@ func (t *Tracker) settle(r *Round) {
 	}
 	dealer := r.HandCards(0, -1)
 	if slices.ContainsFunc(dealer, func(c Card) bool { return c.Clipped }) {
-		r.Doubts = append(r.Doubts, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
+		r.DealerDoubts = append(r.DealerDoubts, "a dealer card reaches past the picture's edge, where more of the dealer's cards may lie unseen")
 		lower(dealer)
 		r.setHandCards(0, -1, dealer)
 	}
 	for _, c := range dealer {
 		if !c.Card.Rank.Valid() && !c.FaceDown {
-			r.Doubts = append(r.Doubts, "a dealer card was never read")
+			r.DealerDoubts = append(r.DealerDoubts, "a dealer card was never read")
 		}
 	}
 }
@@ -440,12 +449,22 @@ func (t *Tracker) doubtHand(r *Round, laid map[game.Place][]calibration.Point, n
 	}
 }
 
-// DoubtsAt returns the doubts that bear on seat n's wagers: the round's
-// and the seat's. Seat 0, for what is no one seat's (the progressive
-// meter, the round itself), gets every doubt of the round, each once.
-// It answers as the round record would (roundrecord.Record.DoubtsAt).
-func (r Round) DoubtsAt(n int) []string {
+// DoubtsAt returns the doubts that bear on seat n's wagers: the round's,
+// the dealer's row's and the seat's. Seat 0, for what is no one seat's
+// (the progressive meter, the round itself), gets every doubt of the
+// round, each once. It answers as the round record would
+// (roundrecord.Record.DoubtsAt).
+func (r Round) DoubtsAt(n int) []string { return r.DoubtsOn(n, true) }
+
+// DoubtsOn returns the doubts that bear on what is judged at seat n, as
+// DoubtsAt does, but without the dealer's row's own (DealerDoubts) where
+// it does not turn on the dealer's cards (dealer false: a Blazing 7's or
+// Pot of Gold wager, an entry judged on no cards).
+func (r Round) DoubtsOn(n int, dealer bool) []string {
 	rec := roundrecord.Record{Doubts: r.Doubts}
+	if dealer {
+		rec.Doubts = slices.Concat(r.Doubts, r.DealerDoubts)
+	}
 	for _, s := range r.Seats {
 		rec.Seats = append(rec.Seats, roundrecord.Seat{Seat: s.Seat, Doubts: r.SeatDoubts[s.Seat]})
 	}

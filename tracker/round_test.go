@@ -106,7 +106,8 @@ func TestTurnedInHand(t *testing.T) {
 // trust whole, and that each lowers the hand's cards to doubtful: a hand
 // of one card (its second was never seen: tigullio seed 2212 round 1023,
 // a re-split hand at the picture's edge), and a hand or a dealer's row
-// with a card that reached past the picture's edge.
+// with a card that reached past the picture's edge (the dealer's row's
+// own doubt, DealerDoubts).
 func TestSettleDoubts(t *testing.T) {
 	c := func(s string, clipped bool) Card {
 		return Card{Card: cards.MustParse(s), Sighting: Sighting{Confidence: 0.95, Clipped: clipped}}
@@ -163,6 +164,17 @@ func TestSettleDoubts(t *testing.T) {
 			}
 			if tt.doubt != "" && !tt.low && !dealerLow {
 				t.Errorf("the dealer's cards not lowered to doubtful")
+			}
+			// A doubt about the dealer's cards alone is the dealer's
+			// row's: it bears on no wager that does not turn on them,
+			// and the record writes it with the round's.
+			if dealerRow := tt.doubt != "" && !tt.low; dealerRow {
+				if !slices.Equal(r.DealerDoubts, []string{tt.doubt}) || len(r.DoubtsOn(1, false)) > 0 {
+					t.Errorf("the dealer's row's doubts %q, a seat's on no dealer card %q; want %q and none", r.DealerDoubts, r.DoubtsOn(1, false), tt.doubt)
+				}
+				if got := r.Record().Doubts; !slices.Equal(got, []string{tt.doubt}) {
+					t.Errorf("the record's doubts %q, want %q", got, tt.doubt)
+				}
 			}
 		})
 	}
