@@ -187,36 +187,9 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		// in a doubtful one's place: an alert it bears on is for review.
 		doubted := len(doubtsOn(r, o, dealer)) > 0
 		raiseHere := func(a Alert, lowConf bool) { raise(a, lowConf || doubted) }
-		// The kinds of alert the entries raise against an outcome x of
-		// w: none where they are right.
-		kindsOf := func(x evaluator.Outcome) []string {
-			var kinds []string
-			note := func(a Alert, _ bool) { kinds = append(kinds, a.Kind) }
-			if w.Bet == evaluator.Blazing7s {
-				rc.blazing(x, paid[k], awards[w.Seat], Alert{}, false, note)
-			} else {
-				rc.fixed(x, paid[k], Alert{}, false, note)
-			}
-			return kinds
-		}
-		below := "the cards read below " + strconv.FormatFloat(rc.cfg.MinConfidence, 'f', -1, 64)
-		if low && !doubted && len(kindsOf(o)) > 0 {
-			switch rc.settle(r, w, o, kindsOf) {
-			case sameOutcome:
-				// The doubt changes nothing the alert says.
-				low = false
-				raiseHere = func(a Alert, lowConf bool) {
-					a.Detail += ", whatever " + below + " are"
-					raise(a, lowConf)
-				}
-			case sameAlerts:
-				// The doubt changes what the wager pays, but not that
-				// the entry is wrong, nor which way.
-				low = false
-				raiseHere = func(a Alert, lowConf bool) {
-					a.Detail += "; whatever " + below + " are, the entry is " + kindText[a.Kind] + " (what it pays turns on them)"
-					raise(a, lowConf)
-				}
+		if low && !doubted {
+			if sure := rc.sure(r, w, o, paid[k], awards[w.Seat], raise); sure != nil {
+				raiseHere, low = sure, false
 			}
 		}
 		if o.MeterShare > 0 {
@@ -224,12 +197,10 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 		}
 		outcomes = append(outcomes, o)
 		base := Alert{Seat: w.Seat, Bet: string(w.Bet), Result: o.Result, Cards: reads}
+		rc.compare(w, o, paid[k], awards[w.Seat], base, low, raiseHere)
 		if w.Bet == evaluator.Blazing7s {
-			rc.blazing(o, paid[k], awards[w.Seat], base, low, raiseHere)
 			delete(awards, w.Seat)
-			continue
 		}
-		rc.fixed(o, paid[k], base, low, raiseHere)
 	}
 	// Where the monitor did not see the round start, a wager may have been
 	// entered before it began watching: a payout with no wager is left
@@ -423,6 +394,52 @@ func (rc *Reconciler) blazing(o evaluator.Outcome, paid float64, awards []contro
 		return
 	}
 	raise(a, low)
+}
+
+// compare raises the alerts that the entries for wager w (paid, and for
+// Blazing 7's the progressive awards entered at its seat) make against
+// outcome x of w, each from a.
+func (rc *Reconciler) compare(w evaluator.Wager, x evaluator.Outcome, paid float64, awards []controller.Event, a Alert, low bool, raise func(Alert, bool)) {
+	if w.Bet == evaluator.Blazing7s {
+		rc.blazing(x, paid, awards, a, low, raise)
+		return
+	}
+	rc.fixed(x, paid, a, low, raise)
+}
+
+// sure returns, for the alerts on outcome o of wager w, which rest on a
+// card read below MinConfidence and on no doubt of the round, the raise
+// that makes them sure where they stand whatever the doubtful cards are
+// (settle), their detail saying so; nil where they do not, or where the
+// entries are right.
+func (rc *Reconciler) sure(r tracker.Round, w evaluator.Wager, o evaluator.Outcome, paid float64, awards []controller.Event, raise func(Alert, bool)) func(Alert, bool) {
+	// The kinds of alert the entries raise against an outcome x of w:
+	// none where they are right.
+	kinds := func(x evaluator.Outcome) []string {
+		var out []string
+		rc.compare(w, x, paid, awards, Alert{}, false, func(a Alert, _ bool) { out = append(out, a.Kind) })
+		return out
+	}
+	if len(kinds(o)) == 0 {
+		return nil
+	}
+	below := "the cards read below " + strconv.FormatFloat(rc.cfg.MinConfidence, 'f', -1, 64)
+	switch rc.settle(r, w, o, kinds) {
+	case sameOutcome:
+		// The doubt changes nothing the alert says.
+		return func(a Alert, lowConf bool) {
+			a.Detail += ", whatever " + below + " are"
+			raise(a, lowConf)
+		}
+	case sameAlerts:
+		// The doubt changes what the wager pays, but not that the entry
+		// is wrong, nor which way.
+		return func(a Alert, lowConf bool) {
+			a.Detail += "; whatever " + below + " are, the entry is " + kindText[a.Kind] + " (what it pays turns on them)"
+			raise(a, lowConf)
+		}
+	}
+	return nil
 }
 
 // settlement is how far an outcome's alerts stand whatever the cards
