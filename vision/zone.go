@@ -1289,16 +1289,7 @@ func turnedReading(g, h face) bool {
 // three sides of four (the fourth may be the notch).
 func bodyOnPaper(at corner, onPaper func(calibration.Point) bool) bool {
 	c := indexCentre(at)
-	points := [][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}}
-	if at.Guessed {
-		// A corner placed from its index alone: the card must reach
-		// no further than the paper across its whole width, at half its
-		// length, where no index is printed. A four-index deck's
-		// index beside the corner it is placed from would otherwise
-		// offer a card reaching past the paper's end.
-		points = append(points, [2]float64{-0.4, 0}, [2]float64{0.4, 0})
-	}
-	for _, k := range points {
+	for _, k := range [5][2]float64{{0, 0}, {-0.25, -0.35}, {0.25, -0.35}, {0.25, 0.35}, {-0.25, 0.35}} {
 		p := c.Add(at.U.Scale(k[0] * cardW)).Add(at.V.Scale(k[1] * cardH))
 		if !onPaper(p) && !inHole(p, at, onPaper) {
 			return false
