@@ -88,6 +88,53 @@ func TestBodyOnPaper(t *testing.T) {
 	}
 }
 
+// TestBodyOverCloth checks the test that a corner placed from an index
+// alone would have its card reach over the felt, with cards drawn in
+// table mm and the cloth everywhere else: fresh proc:21 4864 round 1000,
+// a dealer's row of three cards of a four-index deck, each laid some
+// 25 mm right of the one before, where a corner placed from the middle
+// card's bottom-left index, as if it were a bottom-right one, offers a
+// card reaching 14.5 mm past the row's left end; and proc:6u 2701 round
+// 1003, whose dealer's hole card is read only from a corner placed 5.4
+// mm right of its own.
+func TestBodyOverCloth(t *testing.T) {
+	type box struct{ x0, x1 float64 }
+	cloth := func(cards ...box) func(calibration.Point) bool {
+		return func(p calibration.Point) bool {
+			for _, c := range cards {
+				if p.X >= c.x0 && p.X <= c.x1 && p.Y >= 0 && p.Y <= cardH {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	row := []box{{0, cardW}, {24.8, 24.8 + cardW}, {51.6, 51.6 + cardW}}
+	hole := []box{{-22.2, -22.2 + cardW}, {0, cardW}}
+	tests := []struct {
+		name  string
+		at    corner
+		cards []box
+		want  bool
+	}{
+		{"a corner placed from a four-index deck's other index, its card past the row's end", corner{P: pt(cardW-14.5, cardH), U: pt(-1, 0), V: pt(0, -1), Guessed: true}, row, true},
+		{"a corner placed from the middle card's own index", corner{P: pt(24.8, 0), U: pt(1, 0), V: pt(0, 1), Guessed: true}, row, false},
+		{"a corner placed 5.4 mm right of its card's, the last of the row", corner{P: pt(5.4, 0), U: pt(1, 0), V: pt(0, 1), Guessed: true}, hole, false},
+		{"a card alone", corner{P: pt(0, 0), U: pt(1, 0), V: pt(0, 1), Guessed: true}, []box{{0, cardW}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := bodyOverCloth(tt.at, cloth(tt.cards...)); got != tt.want {
+				t.Errorf("bodyOverCloth = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Where the cloth's colour is not known, nothing is cloth.
+	if bodyOverCloth(tests[0].at, func(calibration.Point) bool { return false }) {
+		t.Error("bodyOverCloth with no cloth known = true")
+	}
+}
+
 // TestObserveTurnedReading checks that a card of a deck with an index in
 // every corner, read also at a corner of the other kind a quarter turned,
 // is one card, even where that turned index is misread doubtfully as

@@ -562,7 +562,7 @@ func (d *Detector) cutCrops(frame gocv.Mat, z *zone, at []corner, frames []class
 		// A corner is worth reading only if its reading could count
 		// (observe): as an index, its card must lie on the paper; as
 		// a back, another corner must agree on the card's centre.
-		if !bodyOnPaper(tc, onPaper) && !backPartner(at, i) {
+		if (!bodyOnPaper(tc, onPaper) || tc.Guessed && bodyOverCloth(tc, func(p calibration.Point) bool { return d.onCloth(z, p) })) && !backPartner(at, i) {
 			continue
 		}
 		c, f := near[i], frames[i]
@@ -802,6 +802,21 @@ func (d *Detector) isMark(z *zone, rr gocv.RotatedRect) bool {
 func (d *Detector) onPaper(z *zone, p calibration.Point) bool {
 	paper, _ := d.paperAt(z, p)
 	return paper
+}
+
+// onCloth reports whether table point p lies on the table's cloth, by
+// its colour, in the zone's rectified picture: false where the cloth's
+// colour is not known, or p lies outside the picture.
+func (d *Detector) onCloth(z *zone, p calibration.Point) bool {
+	if !d.felt.known {
+		return false
+	}
+	r := d.opts.PxPerMM
+	x, y := int((p.X-z.x0)*r), int((p.Y-z.y0)*r)
+	if x < 0 || y < 0 || x >= z.roi.Dx() || y >= z.roi.Dy() {
+		return false
+	}
+	return d.grid.cloth.GetUCharAt(y+z.roi.Min.Y, x+z.roi.Min.X) != 0
 }
 
 // paperAt reports whether table point p lies on card paper in the zone's
@@ -1296,6 +1311,25 @@ func bodyOnPaper(at corner, onPaper func(calibration.Point) bool) bool {
 		}
 	}
 	return true
+}
+
+// bodyOverCloth reports whether the card whose index corner is at would
+// reach over the table's cloth: at half its length, 8 mm and 3 mm in
+// from either long edge, the cloth shows. A corner placed from an index
+// alone stands on nothing else: a four-index deck's index beside the
+// corner it is placed from offers a card reaching past the end of a
+// row, some 15 mm over felt, where the tests of bodyOnPaper, nearer the
+// centre, still find paper; a corner placed 5 mm off its card's (an
+// index inset more than most) still finds paper 3 mm in.
+func bodyOverCloth(at corner, onCloth func(calibration.Point) bool) bool {
+	c := indexCentre(at)
+	for _, side := range [2]float64{-1, 1} {
+		out := at.U.Scale(side)
+		if onCloth(c.Add(out.Scale(cardW/2-8))) && onCloth(c.Add(out.Scale(cardW/2-3))) {
+			return true
+		}
+	}
+	return false
 }
 
 // inHole reports whether paper lies round p: pipReachMM away along the
