@@ -474,11 +474,12 @@ var kindText = map[string]string{
 // judgement gives o's result, payout and award, the outcome stands
 // (sameOutcome); where each raises the same kinds of alert as o does
 // (kinds), the entries are wrong the same way whichever card each
-// doubtful one is (sameAlerts). Either way an alert on o need not wait for a person. A
-// card never read is not tried: it is a gap, not a reading. A doubtful
-// card known by its rank alone is tried as every card of the deck, as a
-// doubtful reading is. Call it only for an outcome no doubt of the round
-// bears on (doubtsOn), and before the meter takes o's award.
+// doubtful one is (sameAlerts). Either way an alert on o need not wait
+// for a person. A card never read is not tried: it is a gap, not a
+// reading. A doubtful card known by its rank alone is tried as every
+// card of the deck, as a doubtful reading is. Call it only for an
+// outcome no doubt of the round bears on (doubtsOn), and before the
+// meter takes o's award.
 func (rc *Reconciler) settle(r tracker.Round, w evaluator.Wager, o evaluator.Outcome, kinds func(evaluator.Outcome) []string) settlement {
 	deck := cards.Deck()
 	// A card whose corners were read as two cards is one of them (its

@@ -558,11 +558,14 @@ func (d *Detector) cutCrops(frame gocv.Mat, z *zone, at []corner, frames []class
 	}
 	used := make([]bool, len(z.cache))
 	onPaper := func(p calibration.Point) bool { return d.onPaper(z, p) }
+	onCloth := func(p calibration.Point) bool { return d.onCloth(z, p) }
 	for i, tc := range at {
 		// A corner is worth reading only if its reading could count
-		// (observe): as an index, its card must lie on the paper; as
-		// a back, another corner must agree on the card's centre.
-		if (!bodyOnPaper(tc, onPaper) || tc.Guessed && bodyOverCloth(tc, func(p calibration.Point) bool { return d.onCloth(z, p) })) && !backPartner(at, i) {
+		// (observe): as an index, its card must lie on the paper, and,
+		// placed from its index alone, not reach over the felt; as a
+		// back, another corner must agree on the card's centre.
+		offPaper := !bodyOnPaper(tc, onPaper) || tc.Guessed && bodyOverCloth(tc, onCloth)
+		if offPaper && !backPartner(at, i) {
 			continue
 		}
 		c, f := near[i], frames[i]
