@@ -52,13 +52,6 @@ func pct(a, b int) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
-// scoreStill matches what was read with the truth: a card is found when
-// an observation's centre in the picture lies within a quarter of the
-// card's short side of the card's own centre, and the nearest such
-// observation is its reading (a hand's cards lie some 25 mm apart). A confident reading
-// (vision.Confident or more) is wrong when it is not the card it lies
-// on, or lies on no face-up card; a card known by its rank alone is read
-// right by no one, and wrong when its rank is.
 // openStillReader opens the model cascade as monitor read does
 // (vision.StillRecheckBelow); the test's cleanup closes it.
 func openStillReader(tb testing.TB) *classify.Cascade {
@@ -66,17 +59,14 @@ func openStillReader(tb testing.TB) *classify.Cascade {
 	return openCascade(tb, vision.StillRecheckBelow)
 }
 
+// scoreStill matches what was read with the truth: a card is found when
+// an observation's centre in the picture lies within a quarter of the
+// card's short side of the card's own centre, and the nearest such
+// observation is its reading (a hand's cards lie some 25 mm apart). A confident reading
+// (vision.Confident or more) is wrong when it is not the card it lies
+// on, or lies on no face-up card; a card known by its rank alone is read
+// right by no one, and wrong when its rank is.
 func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
-	centre := func(q [4][2]float64) (float64, float64) {
-		return (q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4, (q[0][1] + q[1][1] + q[2][1] + q[3][1]) / 4
-	}
-	pairs := func(q [4]calibration.Point) [4][2]float64 {
-		var out [4][2]float64
-		for i, p := range q {
-			out[i] = [2]float64{p.X, p.Y}
-		}
-		return out
-	}
 	var sc stillScore
 	sc.pictures = 1
 	used := make([]bool, len(got.Cards))
@@ -85,10 +75,10 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 			continue
 		}
 		sc.faceUp++
-		tx, ty := centre(c.Quad)
+		tx, ty := quadCentre(c.Quad)
 		best, bestD := -1, foundWithin(c.Quad)
 		for i, o := range got.Cards {
-			x, y := centre(pairs(o.ImageQuad))
+			x, y := quadCentre(pixelQuad(o.ImageQuad))
 			if d := math.Hypot(x-tx, y-ty); d < bestD {
 				best, bestD = i, d
 			}
@@ -119,10 +109,10 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 		// A confident card where no face-up card lies whole: a card cut
 		// by the picture's edge, found as a whole card is (within a
 		// quarter of its short edge), or a reading of something else.
-		x, y := centre(pairs(o.ImageQuad))
+		x, y := quadCentre(pixelQuad(o.ImageQuad))
 		onCard := false
 		for _, c := range st.Cards {
-			tx, ty := centre(c.Quad)
+			tx, ty := quadCentre(c.Quad)
 			if math.Hypot(x-tx, y-ty) < foundWithin(c.Quad) && (o.Card == c.Card || o.Card == cards.Card{Rank: c.Card.Rank}) {
 				onCard = true
 			}
@@ -134,6 +124,21 @@ func scoreStill(name string, st *still.Still, got vision.Still) stillScore {
 		}
 	}
 	return sc
+}
+
+// quadCentre is the mean of a quad's corners.
+func quadCentre(q [4][2]float64) (float64, float64) {
+	return (q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4, (q[0][1] + q[1][1] + q[2][1] + q[3][1]) / 4
+}
+
+// pixelQuad is an observation's image quad as the truth's quads are
+// written.
+func pixelQuad(q [4]calibration.Point) [4][2]float64 {
+	var out [4][2]float64
+	for i, p := range q {
+		out[i] = [2]float64{p.X, p.Y}
+	}
+	return out
 }
 
 // foundWithin is how far from the centre of a card, outlined by quad in
