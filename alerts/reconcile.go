@@ -71,6 +71,21 @@ type Alert struct {
 	Rule string `json:"rule,omitempty"`
 }
 
+// TurnsOnDealer reports whether an alert of kind on bet rests on a
+// judgement that can turn on the dealer's cards: one judged on a wager's
+// cards (overpaid, underpaid, missed_payout, wrong_award, unjudged) whose
+// bet does (evaluator.TurnsOnDealer). A doubt about the dealer's cards
+// alone (tracker.Round.DealerDoubts) bears on such an alert only; an
+// entry judged on no cards (a wager over the limits, a payout with no
+// wager, the meter's reading, a procedure) turns on none.
+func TurnsOnDealer(kind, bet string) bool {
+	switch kind {
+	case Overpaid, Underpaid, MissedPayout, WrongAward, Unjudged:
+		return evaluator.TurnsOnDealer(evaluator.Bet(bet))
+	}
+	return false
+}
+
 // The procedures a Procedure alert names.
 const (
 	ExtraPayout      = "extra_payout"
@@ -149,14 +164,12 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 	var out []Alert
 	// An alert is for review where a doubt of the round bears on its
 	// seat; one of no seat (the meter's) takes every doubt. A doubt about
-	// the dealer's cards alone bears only on what turns on them (dealer).
-	raiseOn := func(dealer bool) func(Alert, bool) {
-		return func(a Alert, lowConf bool) {
-			rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsOn(a.Seat, dealer)) > 0)
-			out = append(out, a)
-		}
+	// the dealer's cards alone bears only on what turns on them
+	// (TurnsOnDealer).
+	raise := func(a Alert, lowConf bool) {
+		rc.stamp(&a, r.ID, r.EndFrame, lowConf || len(r.DoubtsOn(a.Seat, TurnsOnDealer(a.Kind, a.Bet))) > 0)
+		out = append(out, a)
 	}
-	raise := raiseOn(false) // an entry judged on no cards
 
 	for _, w := range wagers {
 		if w.Bet == evaluator.Blazing7s {
@@ -172,9 +185,7 @@ func (rc *Reconciler) Round(r tracker.Round, entries []controller.Event) ([]eval
 			raise(Alert{Seat: w.Seat, Bet: string(w.Bet), Kind: OverLimit, Expected: lim.Max, Entered: w.Amount,
 				Detail: fmt.Sprintf("seat %d wagered $%.2f on %s; the limits are $%.2f to $%.2f", w.Seat, w.Amount, w.Bet, lim.Min, lim.Max)}, false)
 		}
-		// Whether w turns on the dealer's cards.
-		dealer := slices.ContainsFunc(evaluator.Places(g, w), func(p game.Place) bool { return p.Hand < 0 })
-		raise := raiseOn(dealer)
+		dealer := evaluator.TurnsOnDealer(w.Bet)
 		o, err := evaluator.Evaluate(g, rc.cfg.Rules, w, rc.cfg.Tables, rc.meter.Value())
 		if err != nil {
 			raise(Alert{Seat: w.Seat, Bet: string(w.Bet), Kind: Unjudged, Entered: paid[k],

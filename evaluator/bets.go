@@ -114,6 +114,17 @@ func Evaluate(r game.Round, rules game.Rules, w Wager, t PayTables, meter float6
 	return o, nil
 }
 
+// TurnsOnDealer reports whether a wager on bet can turn on the dealer's
+// cards, as Places has it for a round where the dealer holds cards:
+// 21+3 (the up card), Push 22, and a bet this package does not know.
+func TurnsOnDealer(bet Bet) bool {
+	switch bet {
+	case Blazing7s, PotOfGold:
+		return false
+	}
+	return true
+}
+
 // Places returns the places of round r whose cards Evaluate can turn on
 // in judging wager w, whatever cards lie there; a card anywhere else
 // changes nothing of w's outcome. 21+3: the player's first two cards and

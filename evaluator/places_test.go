@@ -17,7 +17,8 @@ import (
 // place of the round that Places leaves out changes neither the outcome
 // nor whether the wager can be judged. The places it names do change
 // the outcome of every bet somewhere (the test would pass on every place
-// named otherwise).
+// named otherwise). TurnsOnDealer says of each bet what Places says on
+// every round, and of a bet the package does not know, yes.
 func TestPlaces(t *testing.T) {
 	cfg := script.DefaultConfig()
 	cfg.Rounds, cfg.Seed, cfg.Players = 60, 5, []int{1, 2, 3, 4, 5, 6, 7}
@@ -63,6 +64,10 @@ func TestPlaces(t *testing.T) {
 			for _, bet := range evaluator.Bets {
 				w := evaluator.Wager{Seat: st.Seat, Bet: bet, Amount: 5}
 				turns := evaluator.Places(r, w)
+				dealer := slices.ContainsFunc(turns, func(p game.Place) bool { return p.Hand < 0 })
+				if dealer != evaluator.TurnsOnDealer(bet) {
+					t.Errorf("round %s seat %d %s: Places %v, but TurnsOnDealer says %v", r.ID, st.Seat, bet, turns, evaluator.TurnsOnDealer(bet))
+				}
 				for _, p := range all {
 					if slices.Contains(turns, p) {
 						if changes(r, w, p) {
@@ -81,6 +86,9 @@ func TestPlaces(t *testing.T) {
 		if mattered[bet] == 0 {
 			t.Errorf("%s: no place Places names ever changed an outcome", bet)
 		}
+	}
+	if !evaluator.TurnsOnDealer("lucky_ladies") {
+		t.Error("TurnsOnDealer(lucky_ladies) = false; Places names every dealer card for a bet it does not know")
 	}
 	t.Logf("places named that changed an outcome, by bet: %v", mattered)
 }
