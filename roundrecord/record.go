@@ -23,13 +23,30 @@ type Record struct {
 	// the round as a whole (the dealer's cards, the controller's
 	// messages): they bear on every seat.
 	Doubts []string `json:"doubts,omitempty"`
+	// DealerDoubts are those of Doubts about the dealer's cards alone (a
+	// rule the dealer's row breaks, a dealer card never read or reaching
+	// past the picture's edge): they bear only on the wagers that turn on
+	// the dealer's cards (DoubtsOn).
+	DealerDoubts []string `json:"dealer_doubts,omitempty"`
 }
 
 // DoubtsAt returns the doubts that bear on seat n's wagers: the round's
 // and the seat's. Seat 0, for what is no one seat's, gets every doubt of
 // the record, each once.
-func (r Record) DoubtsAt(n int) []string {
-	out := slices.Clone(r.Doubts)
+func (r Record) DoubtsAt(n int) []string { return r.DoubtsOn(n, true) }
+
+// DoubtsOn returns the doubts that bear on what is judged at seat n, as
+// DoubtsAt does, but without those about the dealer's cards alone
+// (DealerDoubts) where it does not turn on the dealer's cards (dealer
+// false: a Blazing 7's or Pot of Gold wager, an entry judged on no
+// cards).
+func (r Record) DoubtsOn(n int, dealer bool) []string {
+	var out []string
+	for _, d := range r.Doubts {
+		if (dealer || !slices.Contains(r.DealerDoubts, d)) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
 	for _, s := range r.Seats {
 		if n != 0 && s.Seat != n {
 			continue

@@ -128,25 +128,34 @@ func TestMarshalEmptyLists(t *testing.T) {
 
 // TestDoubtsAt: the round's doubts bear on every seat, a seat's on that
 // seat's wagers; seat 0 gets every doubt once (a doubt that bears on two
-// seats is written at each).
+// seats is written at each). A doubt about the dealer's cards alone
+// (DealerDoubts, written among the round's) bears only on what turns on
+// them (DoubtsOn).
 func TestDoubtsAt(t *testing.T) {
-	rec := Record{ID: "1", Doubts: []string{"round"}, Seats: []Seat{
+	rec := Record{ID: "1", Doubts: []string{"round", "the dealer stopped on 15"}, DealerDoubts: []string{"the dealer stopped on 15"}, Seats: []Seat{
 		{Seat: 1, Doubts: []string{"seat 1 hand 0: why"}},
 		{Seat: 2, Doubts: []string{"seat 1 hand 0: why", "seat 2 hand 0: why"}},
 		{Seat: 3},
 	}}
 	tests := []struct {
-		seat int
-		want []string
+		seat   int
+		dealer bool
+		want   []string
 	}{
-		{0, []string{"round", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
-		{1, []string{"round", "seat 1 hand 0: why"}},
-		{2, []string{"round", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
-		{3, []string{"round"}},
-		{4, []string{"round"}},
+		{0, true, []string{"round", "the dealer stopped on 15", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
+		{1, true, []string{"round", "the dealer stopped on 15", "seat 1 hand 0: why"}},
+		{2, true, []string{"round", "the dealer stopped on 15", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
+		{3, true, []string{"round", "the dealer stopped on 15"}},
+		{4, true, []string{"round", "the dealer stopped on 15"}},
+		{0, false, []string{"round", "seat 1 hand 0: why", "seat 2 hand 0: why"}},
+		{1, false, []string{"round", "seat 1 hand 0: why"}},
+		{3, false, []string{"round"}},
 	}
 	for _, tt := range tests {
-		if got := rec.DoubtsAt(tt.seat); !slices.Equal(got, tt.want) {
+		if got := rec.DoubtsOn(tt.seat, tt.dealer); !slices.Equal(got, tt.want) {
+			t.Errorf("DoubtsOn(%d, %v) = %q, want %q", tt.seat, tt.dealer, got, tt.want)
+		}
+		if got := rec.DoubtsAt(tt.seat); tt.dealer && !slices.Equal(got, tt.want) {
 			t.Errorf("DoubtsAt(%d) = %q, want %q", tt.seat, got, tt.want)
 		}
 	}

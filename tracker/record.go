@@ -23,7 +23,8 @@ func (r Round) Record() roundrecord.Record {
 		}
 		return out
 	}
-	rec := roundrecord.Record{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: write(r.HandCards(0, -1)), Doubts: slices.Concat(r.Doubts, r.DealerDoubts)}
+	rec := roundrecord.Record{ID: r.ID, StartFrame: r.StartFrame, EndFrame: r.EndFrame, Dealer: write(r.HandCards(0, -1)),
+		Doubts: slices.Concat(r.Doubts, r.DealerDoubts), DealerDoubts: r.DealerDoubts}
 	for _, s := range r.Seats {
 		sr := roundrecord.Seat{Seat: s.Seat, Doubts: r.SeatDoubts[s.Seat]}
 		for hi, h := range s.Hands {
@@ -60,8 +61,9 @@ func sighting(c roundrecord.Card) Sighting {
 // ParseRound reads a round record as the monitor writes it, such as a
 // line of a replay's --out file (roundrecord.Parse, then Record.Round),
 // with each card's sighting. The record writes the dealer's row's doubts
-// among the round's: they come back as the round's (Doubts), bearing on
-// every wager. Errors wrap game.ErrRound.
+// among the round's, and names them again apart (dealer_doubts): they
+// come back as the dealer's row's (DealerDoubts), the rest as the
+// round's (Doubts). Errors wrap game.ErrRound.
 func ParseRound(data []byte) (Round, error) {
 	rec, err := roundrecord.Parse(data)
 	if err != nil {
@@ -71,7 +73,12 @@ func ParseRound(data []byte) (Round, error) {
 	if err != nil {
 		return Round{}, err
 	}
-	r := Round{Round: g, StartFrame: rec.StartFrame, EndFrame: rec.EndFrame, Seen: map[game.Place]Sighting{}, Doubts: rec.Doubts}
+	r := Round{Round: g, StartFrame: rec.StartFrame, EndFrame: rec.EndFrame, Seen: map[game.Place]Sighting{}, DealerDoubts: rec.DealerDoubts}
+	for _, d := range rec.Doubts {
+		if !slices.Contains(rec.DealerDoubts, d) {
+			r.Doubts = append(r.Doubts, d)
+		}
+	}
 	for i, c := range rec.Dealer {
 		r.Seen[game.Place{Hand: -1, Card: i}] = sighting(c)
 	}

@@ -91,7 +91,7 @@ type Round struct {
 	// read or reaching past the picture's edge. They bear on the wagers
 	// that turn on the dealer's cards (21+3, Push 22), not on the
 	// others (DoubtsOn). The round record writes them with the round's
-	// own (Doubts).
+	// own (Doubts), and names them apart (dealer_doubts).
 	DealerDoubts []string
 	// SeatDoubts say, by seat, what they could not settle about a seat's
 	// hands that bears on the seat's wagers: its own hands' doubts, and
@@ -461,14 +461,11 @@ func (r Round) DoubtsAt(n int) []string { return r.DoubtsOn(n, true) }
 // it does not turn on the dealer's cards (dealer false: a Blazing 7's or
 // Pot of Gold wager, an entry judged on no cards).
 func (r Round) DoubtsOn(n int, dealer bool) []string {
-	rec := roundrecord.Record{Doubts: r.Doubts}
-	if dealer {
-		rec.Doubts = slices.Concat(r.Doubts, r.DealerDoubts)
-	}
+	rec := roundrecord.Record{Doubts: slices.Concat(r.Doubts, r.DealerDoubts), DealerDoubts: r.DealerDoubts}
 	for _, s := range r.Seats {
 		rec.Seats = append(rec.Seats, roundrecord.Seat{Seat: s.Seat, Doubts: r.SeatDoubts[s.Seat]})
 	}
-	return rec.DoubtsAt(n)
+	return rec.DoubtsOn(n, dealer)
 }
 
 // settleHand drops the misreads hand hi of seat n could not take, marks a

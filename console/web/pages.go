@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"bjmonitor/alerts"
 	"bjmonitor/console/store"
 	"bjmonitor/roundrecord"
 )
@@ -206,10 +207,12 @@ type alertData struct {
 	SnapshotExpired, ClipExpired time.Time
 	Resolutions                  []string
 	Problem                      string
-	// Doubts are the round record's doubts at the alert's seat (the
-	// round's own, and its seat's), or all of them for an alert of no
-	// seat; OtherDoubts are those written at other seats only.
-	Doubts, OtherDoubts []string
+	// Doubts are the round record's doubts that bear on the alert: at
+	// its seat (the round's own, and its seat's), or all of them for an
+	// alert of no seat, but for those about the dealer's cards alone
+	// where the alert does not turn on them (alerts.TurnsOnDealer), which
+	// are DealerDoubts. OtherDoubts are those written at other seats only.
+	Doubts, DealerDoubts, OtherDoubts []string
 }
 
 func (s *Server) alertPage(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -230,9 +233,13 @@ func (s *Server) showAlert(w http.ResponseWriter, r *http.Request, v *visitor, i
 	if rd, err := s.store.Round(ctx, a.Table, a.Round); err == nil {
 		if rec, err := roundrecord.Parse(rd.Body); err == nil {
 			d.Round = &rec
-			d.Doubts = rec.DoubtsAt(a.Seat)
+			d.Doubts = rec.DoubtsOn(a.Seat, alerts.TurnsOnDealer(a.Kind, a.Bet))
 			for _, x := range rec.DoubtsAt(0) {
-				if !slices.Contains(d.Doubts, x) {
+				switch {
+				case slices.Contains(d.Doubts, x):
+				case slices.Contains(rec.DealerDoubts, x):
+					d.DealerDoubts = append(d.DealerDoubts, x)
+				default:
 					d.OtherDoubts = append(d.OtherDoubts, x)
 				}
 			}

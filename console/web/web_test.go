@@ -134,9 +134,15 @@ func (b *browser) login(name, pw string) (*http.Response, string) {
 
 func (c *console) addAlert(t *testing.T, table, round string, seat int, kind string) store.Alert {
 	t.Helper()
-	id := fmt.Sprintf("%s:%s:%d:21+3:%s", table, round, seat, kind)
-	body := fmt.Sprintf(`{"type":"alert","id":%q,"table":%q,"round":%q,"seat":%d,"bet":"21+3","kind":%q,"severity":"mismatch","expected":0,"entered":45,"result":"lose","cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.97},{"card":"KH","confidence":0.91}],"detail":"seat %d 21+3: paid $45.00, but lose pays $0.00"}`, id, table, round, seat, kind, seat)
-	a := store.Alert{ID: id, Table: table, Round: round, Seat: seat, Bet: "21+3", Kind: kind, Severity: "mismatch", Expected: 0, Entered: 45, Received: c.clock(), Body: []byte(body)}
+	return c.addBetAlert(t, table, round, seat, "21+3", kind)
+}
+
+// addBetAlert adds an alert of kind on bet at seat, as addAlert does.
+func (c *console) addBetAlert(t *testing.T, table, round string, seat int, bet, kind string) store.Alert {
+	t.Helper()
+	id := fmt.Sprintf("%s:%s:%d:%s:%s", table, round, seat, bet, kind)
+	body := fmt.Sprintf(`{"type":"alert","id":%q,"table":%q,"round":%q,"seat":%d,"bet":%q,"kind":%q,"severity":"mismatch","expected":0,"entered":45,"result":"lose","cards":[{"card":"7S","confidence":0.93},{"card":"4D","confidence":0.97},{"card":"KH","confidence":0.91}],"detail":"seat %d %s: paid $45.00, but lose pays $0.00"}`, id, table, round, seat, bet, kind, seat, bet)
+	a := store.Alert{ID: id, Table: table, Round: round, Seat: seat, Bet: bet, Kind: kind, Severity: "mismatch", Expected: 0, Entered: 45, Received: c.clock(), Body: []byte(body)}
 	if _, err := c.db.AddAlert(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
@@ -300,6 +306,35 @@ func TestAlertPage(t *testing.T) {
 	}
 	if resp, _ := b.get("/alert?id=nope"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET an unknown alert = %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestAlertPageDealerDoubts: a doubt about the dealer's cards alone (the
+// record's dealer_doubts) is shown as a doubt on an alert that turns on
+// them, and apart, as one the alert does not turn on, on the others.
+func TestAlertPageDealerDoubts(t *testing.T) {
+	c := newConsole(t)
+	ctx := context.Background()
+	c.db.AddRound(ctx, store.Round{Table: "table-7", Round: "1843", Received: c.clock(), Body: []byte(
+		`{"type":"round","table":"table-7","round":"1843","dealer":[{"card":"KH","confidence":0.91},{"card":"5C","confidence":0.95}],"seats":[{"seat":3,"hands":[{"cards":[{"card":"7S","confidence":0.93},{"card":"7D","confidence":0.97}],"split_from":-1,"total":14}]}],"doubts":["the dealer stopped on 15"],"dealer_doubts":["the dealer stopped on 15"]}`)})
+	b := c.browser(t)
+	b.login("vic", password)
+	const doubt, apart = "Doubt: the dealer stopped on 15", "Doubt about the dealer's cards, which this alert does not turn on: the dealer stopped on 15"
+	for _, tt := range []struct {
+		bet, kind  string
+		want, lack string
+	}{
+		{"21+3", "overpaid", doubt, apart},
+		{"push22", "missed_payout", doubt, apart},
+		{"blazing7s", "underpaid", apart, doubt},
+		{"potofgold", "overpaid", apart, doubt},
+		{"21+3", "over_limit", apart, doubt}, // judged on no cards
+	} {
+		a := c.addBetAlert(t, "table-7", "1843", 3, tt.bet, tt.kind)
+		_, page := b.get(alertURL(a.ID))
+		if !strings.Contains(page, tt.want) || strings.Contains(page, tt.lack) {
+			t.Errorf("%s %s: the page shows %q: %v, %q: %v; want only the first", tt.bet, tt.kind, tt.want, strings.Contains(page, tt.want), tt.lack, strings.Contains(page, tt.lack))
+		}
 	}
 }
 
