@@ -93,12 +93,26 @@ type Plane struct {
 	nz     normaliser
 	hr     [3][3]float64 // normalised picture → a plane similar to the table
 	j      float64       // hr's area scale at the centre
+	// Alt is the plane refined (refinePlane) where that stretches this
+	// one by more than minAltStretch and no more than refineStretch:
+	// within what the corners' noise moves a plane by, so neither is
+	// surely the better; ReadStill reads the still on it too where this
+	// one reads a card twice. Nil otherwise.
+	Alt *Plane
 }
+
+// minAltStretch is the least stretch between a still's plane and the
+// plane refined that gives the still a second plane to be read on
+// (Plane.Alt): 2%, some 1 mm along a card's half length.
+const minAltStretch = 0.02
 
 // FindPlane finds the table plane of a still with no calibration: from
 // its card corners when enough show in two or more directions, otherwise
 // taking the picture as the plane. Its millimetres have X along the
-// picture's x at its centre.
+// picture's x at its centre. The plane the corners' right angles fix is
+// refined where it may be stretched (refinePlane): the refined plane
+// replaces it where they differ by more than refineStretch, and is its
+// Alt where they differ by less.
 func FindPlane(img gocv.Mat) (*Plane, error) {
 	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
 		return nil, errors.New("vision: want an 8-bit BGR picture")
@@ -109,18 +123,33 @@ func FindPlane(img gocv.Mat) (*Plane, error) {
 	p.Fit.Corners = len(pairs)
 	if c, n, ok := fitRightAngles(pairs); ok && n >= minCorners {
 		if r, ok := rectifier(c); ok {
-			if f := refineIfStretched(r, pairs); f != r {
+			f, stretch := refined(r, pairs)
+			switch {
+			case stretch > refineStretch:
 				r, n = f, len(agreeingWith(f, pairs))
+			case stretch > minAltStretch:
+				alt := *p
+				alt.Fit.Perspective, alt.Fit.Agreeing = true, len(agreeingWith(f, pairs))
+				alt.setPlane(f, pairs)
+				p.Alt = &alt
 			}
-			p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
+			p.Fit.Perspective, p.Fit.Agreeing = true, n
+			p.hr = r
 		}
 	}
-	p.hr = upright(p.hr)
+	p.setPlane(p.hr, pairs)
+	return p, nil
+}
+
+// setPlane sets p's rectification to hr, turned upright, and the scales
+// the cards' edges (pairs) suggest on it.
+func (p *Plane) setPlane(hr [3][3]float64, pairs []linePair) {
+	p.hr = upright(hr)
 	p.j = jacobianDet(p.hr, [2]float64{0, 0})
+	p.Scales = nil
 	for _, k := range cardScales(pairs, p.hr) {
 		p.Scales = append(p.Scales, p.pxPerMM(k))
 	}
-	return p, nil
 }
 
 // pxPerMM is the centre's scale when k units of hr are a mm: a mm is
@@ -862,20 +891,16 @@ func refinePlane(h [3][3]float64, pairs []linePair) [3][3]float64 {
 	return at(x)
 }
 
-// refineIfStretched is rectified plane h refined (refinePlane) where that
-// stretches it by more than refineStretch, and h as it is otherwise: a
-// smaller change is within what the corners' noise moves a plane by,
-// and moves the cards' reading by as much either way.
-func refineIfStretched(h [3][3]float64, pairs []linePair) [3][3]float64 {
+// refined is rectified plane h refined (refinePlane), and how far that
+// stretches it (stretchAt, at the picture's centre; 0 where h has no
+// inverse).
+func refined(h [3][3]float64, pairs []linePair) ([3][3]float64, float64) {
 	r := refinePlane(h, pairs)
 	hi, ok := invert3(h)
 	if !ok {
-		return h
+		return h, 0
 	}
-	if stretchAt(mul3(r, hi), apply3(h, [2]float64{0, 0})) > refineStretch {
-		return r
-	}
-	return h
+	return r, stretchAt(mul3(r, hi), apply3(h, [2]float64{0, 0}))
 }
 
 // stretchAt is how far h stretches the plane at point p: the log of the

@@ -45,14 +45,16 @@ const maxScaleTries = 4
 // ReadStill finds and reads the cards of one still picture (8-bit BGR).
 // With a calibration (the table file's camera, for pictures the size it
 // was calibrated at), the cards are placed on the table in mm. Without
-// one, the table plane is found from the cards themselves (FindPlane),
-// at scale pxPerMM (at the picture's centre) when that is positive, or
-// else at the scale that reads the cards best (searchScale). Either way
-// the whole picture is read as one zone, with the detector the monitor
-// runs on video, at once (nothing needs to settle in a still). suits,
-// when not nil, reads the suit of the pips of each number card and ace
-// that lies whole: where they name the other suit of the colour its index
-// reads, the card is theirs, in doubt (bySuitOfPips). A card whose index
+// one, the table plane is found from the cards themselves (FindPlane;
+// where it reads a card twice and has an Alt, readTwice, the one of the
+// two that reads the cards better stands), at scale pxPerMM (at the
+// picture's centre) when that is positive, or else at the scale that
+// reads the cards best (searchScale). Either way the whole picture is
+// read as one zone, with the detector the monitor runs on video, at once
+// (nothing needs to settle in a still). suits, when not nil, reads the
+// suit of the pips of each number card and ace that lies whole: where
+// they name the other suit of the colour its index reads, the card is
+// theirs, in doubt (bySuitOfPips). A card whose index
 // the model read surely, but with some chance of the other suit of its
 // colour, stands in doubt where its pips name no suit (doubtOtherSuit).
 // reader is best a cascade opened with StillRecheckBelow.
@@ -116,12 +118,29 @@ func readStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits 
 	if err != nil {
 		return Still{}, err
 	}
+	st, sc, err := readOnPlane(img, p, reader, suits, pxPerMM)
+	if err != nil || p.Alt == nil || !readTwice(st.Cards) {
+		return st, err
+	}
+	// The plane refined is within the corners' noise of the plain one,
+	// which reads a card twice: it stands where it reads better
+	// (stillScore), as a scale does.
+	if alt, altSc, err := readOnPlane(img, p.Alt, reader, suits, pxPerMM); err == nil && altSc.better(sc) {
+		return alt, nil
+	}
+	return st, nil
+}
+
+// readOnPlane reads a still on plane p at scale pxPerMM when that is
+// positive, or else at the scale that reads it best (searchScale), and
+// returns what it read there and how well.
+func readOnPlane(img gocv.Mat, p *Plane, reader Reader, suits SuitReader, pxPerMM float64) (Still, stillScore, error) {
 	if pxPerMM > 0 {
 		if pxPerMM < 0.5 || pxPerMM > 8 {
-			return Still{}, fmt.Errorf("vision: %.2f px/mm: no card index can be read below 0.5 px/mm, nor rectified above 8", pxPerMM)
+			return Still{}, stillScore{}, fmt.Errorf("vision: %.2f px/mm: no card index can be read below 0.5 px/mm, nor rectified above 8", pxPerMM)
 		}
-		st, _, _, err := readAtScale(img, p, reader, suits, pxPerMM)
-		return st, err
+		st, sc, _, err := readAtScale(img, p, reader, suits, pxPerMM)
+		return st, sc, err
 	}
 	var edges []float64
 	for _, px := range p.Scales {
@@ -129,16 +148,20 @@ func readStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits 
 			edges = append(edges, px)
 		}
 	}
-	read := map[float64]Still{}
+	type scaled struct {
+		st Still
+		sc stillScore
+	}
+	read := map[float64]scaled{}
 	px, err := searchScale(edges, p.Fit.Perspective, func(px float64) (stillScore, measure, error) {
 		st, sc, m, err := readAtScale(img, p, reader, suits, px)
-		read[px] = st
+		read[px] = scaled{st, sc}
 		return sc, m, err
 	})
 	if err != nil {
-		return Still{}, err
+		return Still{}, stillScore{}, err
 	}
-	return read[px], nil
+	return read[px].st, read[px].sc, nil
 }
 
 // bySuitOfPips takes, for each card of cs whose pips were counted at its
@@ -397,6 +420,32 @@ func joinOpposite(cs []Observation) []Observation {
 	}
 	return out
 }
+
+// readTwice reports whether cs holds two readings turned half round from
+// each other (within oppositeTurnDeg) whose centres lie apart by
+// oppositeJoinMM to twiceMM: a card read at its two index corners, on a
+// plane stretched along the cards' edges, where the centres the corners
+// give stray the most (joinOpposite joins those less far apart).
+func readTwice(cs []Observation) bool {
+	for i, o := range cs {
+		for _, p := range cs[i+1:] {
+			if !o.Card.Valid() || !p.Card.Valid() {
+				continue
+			}
+			d := Dist(o.Center, p.Center)
+			turn := math.Abs(math.Remainder(o.Angle-p.Angle, 360))
+			if d >= oppositeJoinMM && d < twiceMM && turn >= 180-oppositeTurnDeg {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// twiceMM is how far apart readTwice takes two readings of one card to
+// lie at most: the two index corners of a card on a plane stretched by
+// some 15% along its short edge.
+const twiceMM = 18.0
 
 // What joinOpposite takes for one card read at opposite corners: centres
 // less than oppositeJoinMM apart (a scale up to some 11% off), turned
