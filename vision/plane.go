@@ -93,6 +93,7 @@ type Plane struct {
 	nz     normaliser
 	hr     [3][3]float64 // normalised picture → a plane similar to the table
 	j      float64       // hr's area scale at the centre
+	pairs  []linePair    // the card corners the plane was found from
 	// Alt is the plane refined (refinePlane) where that stretches this
 	// one by more than minAltStretch and no more than refineStretch:
 	// within what the corners' noise moves a plane by, so neither is
@@ -120,6 +121,7 @@ func FindPlane(img gocv.Mat) (*Plane, error) {
 	w, h := img.Cols(), img.Rows()
 	p := &Plane{w: w, h: h, nz: normaliser{cx: float64(w) / 2, cy: float64(h) / 2, s: float64(max(w, h)) / 2}, hr: identity3()}
 	pairs := stillCorners(img, p.nz)
+	p.pairs = pairs
 	p.Fit.Corners = len(pairs)
 	if c, n, ok := fitRightAngles(pairs); ok && n >= minCorners {
 		if r, ok := rectifier(c); ok {
@@ -847,7 +849,7 @@ const (
 // which a camera up to 30° oblique keeps to some 15%. The corners' costs
 // are robust (Cauchy): an outline's corner where two cards meet counts
 // little.
-func refinePlane(h [3][3]float64, pairs []linePair) [3][3]float64 {
+func refinePlane(h [3][3]float64, pairs []linePair, diags ...cardDiagonal) [3][3]float64 {
 	whole := wholeCorners(pairs)
 	if len(whole) == 0 {
 		whole = edgeCorners(pairs)
@@ -884,11 +886,56 @@ func refinePlane(h [3][3]float64, pairs []linePair) [3][3]float64 {
 			d := (math.Abs(math.Log(a/b)) - wantAspect) / refineAspect
 			sum += math.Log1p(d * d)
 		}
+		for _, dg := range diags {
+			for _, end := range [2][3][2]float64{{dg.a, dg.b, dg.as}, {dg.b, dg.a, dg.bs}} {
+				d := (angleAt(hx, end[0], end[1], end[2]) - diagonalDeg) / refineDiagonalDeg
+				sum += math.Log1p(d * d)
+			}
+		}
 		d := stretchAt(hx, [2]float64{0, 0}) / refineStretch
 		return sum + d*d
 	}
 	x := nelderMead(cost, make([]float64, 4), 0.05, 400)
 	return at(x)
+}
+
+// cardDiagonal is a card read at two opposite index corners, in the
+// picture's normalised coordinates: the corners a and b, and a point
+// along the short edge from each (as, bs). On the table its diagonal
+// makes diagonalDeg with its short edge at either corner, as a whole
+// card's edges hold its proportions.
+type cardDiagonal struct{ a, b, as, bs [2]float64 }
+
+// diagonalDeg is the angle between a card's diagonal and its short edge.
+var diagonalDeg = math.Atan2(cardH, cardW) * 180 / math.Pi
+
+// refineDiagonalDeg is the scale of refinePlane's cost of a diagonal's
+// angle off diagonalDeg: the angle a card's proportions refineAspect off
+// move it by (d/dr atan r = sin 2θ / 2), so that a card read at two
+// opposite corners counts as a whole card does.
+var refineDiagonalDeg = refineAspect * math.Sin(2*diagonalDeg*math.Pi/180) / 2 * 180 / math.Pi
+
+// angleAt is the angle at o, on plane h, between the directions to p and
+// to q, in degrees.
+func angleAt(h [3][3]float64, o, p, q [2]float64) float64 {
+	a, b, c := apply3(h, o), apply3(h, p), apply3(h, q)
+	u, v := [2]float64{b[0] - a[0], b[1] - a[1]}, [2]float64{c[0] - a[0], c[1] - a[1]}
+	return math.Abs(math.Atan2(u[0]*v[1]-u[1]*v[0], u[0]*v[0]+u[1]*v[1])) * 180 / math.Pi
+}
+
+// withDiagonals returns p refined (refinePlane) so that the cards read at
+// two opposite index corners, diags (picture pixels: each corner, and a
+// point along the short edge from it), show a card's proportions too.
+func (p *Plane) withDiagonals(diags [][4]calibration.Point) *Plane {
+	var ds []cardDiagonal
+	for _, d := range diags {
+		ds = append(ds, cardDiagonal{a: p.nz.in(d[0].X, d[0].Y), as: p.nz.in(d[1].X, d[1].Y), b: p.nz.in(d[2].X, d[2].Y), bs: p.nz.in(d[3].X, d[3].Y)})
+	}
+	q := *p
+	q.Alt = nil
+	q.setPlane(refinePlane(p.hr, p.pairs, ds...), p.pairs)
+	q.Fit.Agreeing = len(agreeingWith(q.hr, p.pairs))
+	return &q
 }
 
 // refined is rectified plane h refined (refinePlane), and how far that

@@ -46,18 +46,19 @@ const maxScaleTries = 4
 // With a calibration (the table file's camera, for pictures the size it
 // was calibrated at), the cards are placed on the table in mm. Without
 // one, the table plane is found from the cards themselves (FindPlane;
-// where it reads a card twice and has an Alt, readTwice, the one of the
-// two that reads the cards better stands), at scale pxPerMM (at the
-// picture's centre) when that is positive, or else at the scale that
-// reads the cards best (searchScale). Either way the whole picture is
-// read as one zone, with the detector the monitor runs on video, at once
-// (nothing needs to settle in a still). suits, when not nil, reads the
-// suit of the pips of each number card and ace that lies whole: where
-// they name the other suit of the colour its index reads, the card is
-// theirs, in doubt (bySuitOfPips). A card whose index
-// the model read surely, but with some chance of the other suit of its
-// colour, stands in doubt where its pips name no suit (doubtOtherSuit).
-// reader is best a cascade opened with StillRecheckBelow.
+// where it reads a card twice, readTwice, the still is read again on its
+// Alt and on the plane refined by the cards read twice, withDiagonals, and
+// the plane that reads the cards best stands), at scale pxPerMM (at the
+// picture's centre) when that is positive, or else at the scale that reads
+// the cards best (searchScale). Either way the whole picture is read as
+// one zone, with the detector the monitor runs on video, at once (nothing
+// needs to settle in a still). suits, when not nil, reads the suit of the
+// pips of each number card and ace that lies whole: where they name the
+// other suit of the colour its index reads, the card is theirs, in doubt
+// (bySuitOfPips). A card whose index the model read surely, but with some
+// chance of the other suit of its colour, stands in doubt where its pips
+// name no suit (doubtOtherSuit). reader is best a cascade opened with
+// StillRecheckBelow.
 func ReadStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits SuitReader, pxPerMM float64) (Still, error) {
 	st, err := readStill(img, cal, reader, suits, pxPerMM)
 	doubtOtherSuit(st.Cards)
@@ -119,14 +120,24 @@ func readStill(img gocv.Mat, cal *calibration.Calibration, reader Reader, suits 
 		return Still{}, err
 	}
 	st, sc, err := readOnPlane(img, p, reader, suits, pxPerMM)
-	if err != nil || p.Alt == nil || !readTwice(st.Cards) {
+	if err != nil || !readTwice(st.Cards) {
 		return st, err
 	}
 	// The plane refined is within the corners' noise of the plain one,
 	// which reads a card twice: it stands where it reads better
 	// (stillScore), as a scale does.
-	if alt, altSc, err := readOnPlane(img, p.Alt, reader, suits, pxPerMM); err == nil && altSc.better(sc) {
-		return alt, nil
+	if p.Alt != nil {
+		if alt, altSc, err := readOnPlane(img, p.Alt, reader, suits, pxPerMM); err == nil && altSc.better(sc) {
+			st, sc, p = alt, altSc, p.Alt
+		}
+	}
+	// A card still read twice, at its two index corners, tells the
+	// plane its proportions (Plane.withDiagonals).
+	if diags := twiceDiagonals(st.Cards); len(diags) > 0 {
+		q := p.withDiagonals(diags)
+		if again, againSc, err := readOnPlane(img, q, reader, suits, pxPerMM); err == nil && againSc.better(sc) {
+			st = again
+		}
 	}
 	return st, nil
 }
@@ -421,28 +432,47 @@ func joinOpposite(cs []Observation) []Observation {
 	return out
 }
 
-// readTwice reports whether cs holds two readings turned half round from
-// each other (within oppositeTurnDeg) whose centres lie apart by
-// oppositeJoinMM to twiceMM: a card read at its two index corners, on a
-// plane stretched along the cards' edges, where the centres the corners
-// give stray the most (joinOpposite joins those less far apart).
+// readTwice reports whether cs holds two readings of a card at its two
+// index corners that the plane sets apart (twiceApart).
 func readTwice(cs []Observation) bool {
 	for i, o := range cs {
-		for _, p := range cs[i+1:] {
-			if !o.Card.Valid() || !p.Card.Valid() {
-				continue
-			}
-			d := Dist(o.Center, p.Center)
-			turn := math.Abs(math.Remainder(o.Angle-p.Angle, 360))
-			if d >= oppositeJoinMM && d < twiceMM && turn >= 180-oppositeTurnDeg {
-				return true
-			}
+		if slices.ContainsFunc(cs[i+1:], func(p Observation) bool { return twiceApart(o, p) }) {
+			return true
 		}
 	}
 	return false
 }
 
-// twiceMM is how far apart readTwice takes two readings of one card to
+// twiceApart reports whether readings o and p may be one card read at its
+// two index corners on a plane stretched along the cards' edges, where
+// the centres the corners give stray the most: both read as a card,
+// turned half round from each other (within oppositeTurnDeg), their
+// centres oppositeJoinMM to twiceMM apart (joinOpposite joins those less
+// far apart).
+func twiceApart(o, p Observation) bool {
+	d := Dist(o.Center, p.Center)
+	turn := math.Abs(math.Remainder(o.Angle-p.Angle, 360))
+	return o.Card.Valid() && p.Card.Valid() && d >= oppositeJoinMM && d < twiceMM && turn >= 180-oppositeTurnDeg
+}
+
+// twiceDiagonals returns, for each pair of readings of cs of one rank
+// that twiceApart takes for one card, its two index corners in the
+// picture, each followed by a point along the short edge from it (an
+// observation's image quad starts at the corner whose index was read,
+// clockwise).
+func twiceDiagonals(cs []Observation) [][4]calibration.Point {
+	var out [][4]calibration.Point
+	for i, o := range cs {
+		for _, p := range cs[i+1:] {
+			if o.Card.Rank == p.Card.Rank && twiceApart(o, p) {
+				out = append(out, [4]calibration.Point{o.ImageQuad[0], o.ImageQuad[1], p.ImageQuad[0], p.ImageQuad[1]})
+			}
+		}
+	}
+	return out
+}
+
+// twiceMM is how far apart twiceApart takes two readings of one card to
 // lie at most: the two index corners of a card on a plane stretched by
 // some 15% along its short edge.
 const twiceMM = 18.0

@@ -368,20 +368,38 @@ func TestStillSmallIndexPip(t *testing.T) {
 	}
 }
 
-// TestStillPlaneStretched reads a still whose cards mostly lie turned
-// alike, so that their corners' right angles leave its plane free to
-// stretch along their edges (proc:6 seed 5022, 1.78 px/mm, 5° oblique):
-// the plane they fixed showed the cards 9% narrower than they are at
-// the picture's centre and 16% at its left edge, where a 3♠ and the K♠
-// over it, turned 25° from the rest, were each read twice, from each of
-// their index corners, the centres those gave 12 and 14 mm apart: eleven
-// cards where nine lie. A still that reads a card twice so is read on
-// the plane refined (refinePlane) too, which reads it better, and
-// stands: every card found and read right, none read twice.
+// TestStillPlaneStretched reads stills whose cards' corners leave their
+// plane free to stretch along the cards' edges, so that cards are read
+// at both index corners as two cards, the centres those give 12 mm or
+// more apart (joinOpposite joins them within 12):
+//   - proc:6 seed 5022 (1.78 px/mm, 5° oblique, most cards turned
+//     alike): the plane showed the cards 9% narrower than they are at
+//     the picture's centre and 16% at its left edge, where a 3♠ and the
+//     K♠ over it, turned 25° from the rest, were each read twice: eleven
+//     cards where nine lie. The plane refined (refinePlane, its Alt)
+//     reads it better.
+//   - proc:2 seed 5027 (2.48 px/mm, 26° oblique, four cards, none lying
+//     whole): even the plane refined was stretched, every card read
+//     twice at the true scale, and the still was read at 3.20 px/mm, its
+//     A♥ as 9♥ at 0.96. The cards read twice hold the plane to their
+//     proportions (withDiagonals); one card is still read twice, once in
+//     doubt.
+//
+// Every card must be found and read right, none confidently wrong, and
+// at most extra readings no card's nearest.
 func TestStillPlaneStretched(t *testing.T) {
-	sc := readRendered(t, openStillReader(t), openSuits(t), "proc:6", 5022)
-	if sc.found != sc.faceUp || sc.right != sc.faceUp || sc.extra != 0 || sc.confidentWrong != 0 {
-		t.Errorf("%d face-up cards, %d found, %d read right, %d read where no card lies or twice, %d confident wrong; want all found and right, none twice, none wrong", sc.faceUp, sc.found, sc.right, sc.extra, sc.confidentWrong)
+	reader, suits := openStillReader(t), openSuits(t)
+	for _, tc := range []struct {
+		deck  string
+		seed  uint64
+		extra int
+	}{{"proc:6", 5022, 0}, {"proc:2", 5027, 1}} {
+		t.Run(fmt.Sprintf("%s/%d", tc.deck, tc.seed), func(t *testing.T) {
+			sc := readRendered(t, reader, suits, tc.deck, tc.seed)
+			if sc.found != sc.faceUp || sc.right != sc.faceUp || sc.extra > tc.extra || sc.confidentWrong != 0 {
+				t.Errorf("%d face-up cards, %d found, %d read right, %d read where no card lies or twice, %d confident wrong; want all found and right, at most %d more, none wrong", sc.faceUp, sc.found, sc.right, sc.extra, sc.confidentWrong, tc.extra)
+			}
+		})
 	}
 }
 
