@@ -126,17 +126,7 @@ func TestRefinePlaneOneHand(t *testing.T) {
 	view := [3][3]float64{{0.0020, 0.0001, -0.3}, {0, 0.0019, -0.2}, {0, 0.00015, 1}}
 	toPic := func(p [2]float64) [2]float64 { return apply3(view, p) }
 	line := noisyLines(rand.New(rand.NewPCG(19, 6)))
-	var pairs []linePair
-	var hand [][4][2]float64
-	for i := range 3 { // fanned: each card 15 mm right and 12 mm up of the last
-		x, y := 100+15*float64(i), 100-12*float64(i)
-		k := [4][2]float64{{x, y}, {x + cardW, y}, {x + cardW, y + cardH}, {x, y + cardH}}
-		hand = append(hand, k)
-		for j := range 4 {
-			o, a, b := k[j], k[(j+1)%4], k[(j+3)%4]
-			pairs = append(pairs, linePair{l: line(toPic(o), toPic(a)), m: line(toPic(o), toPic(b)), le: [2][2]float64{toPic(o), toPic(a)}, me: [2][2]float64{toPic(o), toPic(b)}})
-		}
-	}
+	pairs, hand := fannedHand(3, toPic, line)
 	h := refinedPlane(t, pairs)
 	for i, k := range hand {
 		w, l := cardSides(h, toPic, k)
@@ -239,8 +229,28 @@ func noisyLines(r *rand.Rand) func(a, b [2]float64) [3]float64 {
 	}
 }
 
-// refinedPlane is the plane of pairs as FindPlane rectifies it.
-func refinedPlane(t *testing.T, pairs []linePair) [3][3]float64 {
+// fannedHand returns the corners of a hand of n cards fanned, each 15 mm
+// right and 12 mm up of the last, seen through toPic with edges fitted
+// by line, as stillCorners finds them (every corner of every card), and
+// the cards' corners on the table, clockwise from the top left.
+func fannedHand(n int, toPic func([2]float64) [2]float64, line func(a, b [2]float64) [3]float64) ([]linePair, [][4][2]float64) {
+	var pairs []linePair
+	var hand [][4][2]float64
+	for i := range n {
+		x, y := 100+15*float64(i), 100-12*float64(i)
+		k := [4][2]float64{{x, y}, {x + cardW, y}, {x + cardW, y + cardH}, {x, y + cardH}}
+		hand = append(hand, k)
+		for j := range 4 {
+			o, a, b := k[j], k[(j+1)%4], k[(j+3)%4]
+			pairs = append(pairs, linePair{l: line(toPic(o), toPic(a)), m: line(toPic(o), toPic(b)), le: [2][2]float64{toPic(o), toPic(a)}, me: [2][2]float64{toPic(o), toPic(b)}})
+		}
+	}
+	return pairs, hand
+}
+
+// refinedPlane is the plane of pairs as FindPlane rectifies it, refined
+// with diags too.
+func refinedPlane(t *testing.T, pairs []linePair, diags ...cardDiagonal) [3][3]float64 {
 	t.Helper()
 	c, _, ok := fitRightAngles(pairs)
 	if !ok {
@@ -250,7 +260,7 @@ func refinedPlane(t *testing.T, pairs []linePair) [3][3]float64 {
 	if !ok {
 		t.Fatal("no rectifier")
 	}
-	return refinePlane(h, pairs)
+	return refinePlane(h, pairs, diags...)
 }
 
 // cardSides returns the mean width and length on plane h of the card
@@ -299,26 +309,10 @@ func TestRefinePlaneDiagonals(t *testing.T) {
 	view := [3][3]float64{{0.0021, 0.0002, -0.5}, {0, 0.0017, -0.4}, {0, 0.0006, 1}}
 	toPic := func(p [2]float64) [2]float64 { return apply3(view, p) }
 	line := noisyLines(rand.New(rand.NewPCG(5, 27)))
-	var pairs []linePair
+	pairs, hand := fannedHand(2, toPic, line)
 	var diags []cardDiagonal
-	var hand [][4][2]float64
-	for i := range 2 { // fanned: the second card 15 mm right and 12 mm up of the first
-		x, y := 100+15*float64(i), 100-12*float64(i)
-		k := [4][2]float64{{x, y}, {x + cardW, y}, {x + cardW, y + cardH}, {x, y + cardH}}
-		hand = append(hand, k)
-		for j := range 4 {
-			o, a, b := k[j], k[(j+1)%4], k[(j+3)%4]
-			pairs = append(pairs, linePair{l: line(toPic(o), toPic(a)), m: line(toPic(o), toPic(b)), le: [2][2]float64{toPic(o), toPic(a)}, me: [2][2]float64{toPic(o), toPic(b)}})
-		}
+	for _, k := range hand { // read at its top left and bottom right
 		diags = append(diags, cardDiagonal{a: toPic(k[0]), as: toPic(k[1]), b: toPic(k[2]), bs: toPic(k[3])})
-	}
-	c, _, ok := fitRightAngles(pairs)
-	if !ok {
-		t.Fatal("no fit")
-	}
-	h0, ok := rectifier(c)
-	if !ok {
-		t.Fatal("no rectifier")
 	}
 	// off is how far from a card's proportions plane h shows the hand's
 	// cards, at most.
@@ -330,10 +324,10 @@ func TestRefinePlaneDiagonals(t *testing.T) {
 		}
 		return worst
 	}
-	if got := off(refinePlane(h0, pairs)); got < 0.05 {
+	if got := off(refinedPlane(t, pairs)); got < 0.05 {
 		t.Errorf("without diagonals the cards are %.1f%% off a card's proportions: the scene does not need them", 100*got)
 	}
-	if got := off(refinePlane(h0, pairs, diags...)); got > 0.02 {
+	if got := off(refinedPlane(t, pairs, diags...)); got > 0.02 {
 		t.Errorf("with diagonals the cards are %.1f%% off a card's proportions, want 2%% at most", 100*got)
 	}
 }
