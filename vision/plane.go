@@ -130,17 +130,23 @@ func FindPlane(img gocv.Mat) (*Plane, error) {
 			case stretch > refineStretch:
 				r, n = f, len(agreeingWith(f, pairs))
 			case stretch > minAltStretch:
-				alt := *p
-				alt.Fit.Perspective, alt.Fit.Agreeing = true, len(agreeingWith(f, pairs))
-				alt.setPlane(f, pairs)
-				p.Alt = &alt
+				p.Alt = p.rectifiedBy(f)
 			}
-			p.Fit.Perspective, p.Fit.Agreeing = true, n
-			p.hr = r
+			p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
 		}
 	}
 	p.setPlane(p.hr, pairs)
 	return p, nil
+}
+
+// rectifiedBy returns a copy of p rectified by hr instead (setPlane),
+// with no Alt, and the corners hr makes right angles of.
+func (p *Plane) rectifiedBy(hr [3][3]float64) *Plane {
+	q := *p
+	q.Alt = nil
+	q.setPlane(hr, p.pairs)
+	q.Fit.Perspective, q.Fit.Agreeing = true, len(agreeingWith(q.hr, p.pairs))
+	return &q
 }
 
 // setPlane sets p's rectification to hr, turned upright, and the scales
@@ -931,11 +937,7 @@ func (p *Plane) withDiagonals(diags [][4]calibration.Point) *Plane {
 	for _, d := range diags {
 		ds = append(ds, cardDiagonal{a: p.nz.in(d[0].X, d[0].Y), as: p.nz.in(d[1].X, d[1].Y), b: p.nz.in(d[2].X, d[2].Y), bs: p.nz.in(d[3].X, d[3].Y)})
 	}
-	q := *p
-	q.Alt = nil
-	q.setPlane(refinePlane(p.hr, p.pairs, ds...), p.pairs)
-	q.Fit.Agreeing = len(agreeingWith(q.hr, p.pairs))
-	return &q
+	return p.rectifiedBy(refinePlane(p.hr, p.pairs, ds...))
 }
 
 // refined is rectified plane h refined (refinePlane), and how far that
