@@ -344,6 +344,20 @@ func TestStillCutByEdge(t *testing.T) {
 	}
 }
 
+// TestStillBackCutByEdge reads a still whose dealer's hole card lies
+// over all but the index of the up card, a J♦, and runs off the top of
+// the picture (the layout of seed 1079, dealt from proc:1: 2.30 px/mm,
+// 25° oblique). The paper mask sees the back's white margin but not the
+// back it rings, which the picture's edge leaves open, so the J♦'s body
+// lay on felt and its reading, sure, was dropped. Every face-up card
+// must be found and read right.
+func TestStillBackCutByEdge(t *testing.T) {
+	sc := readRendered(t, openStillReader(t), openSuits(t), "proc:1", 1079)
+	if sc.found != sc.faceUp || sc.right != sc.faceUp || sc.confidentWrong != 0 {
+		t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found and right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong)
+	}
+}
+
 // TestStillSmallIndexPip reads stills whose clubs' index pips, some 4–9
 // pixels across, the fast model took surely for spades: a 2♣ read as 2♠
 // at 0.95 (proc:4 seed 5001, 1.70 px/mm, its far corner so too) and at

@@ -897,8 +897,10 @@ func (d *Detector) frameAt(c corner) classify.Frame {
 // of shapes, or none).
 func (d *Detector) observe(reads []read, shapes []cardShape, counted []shapePips, onPaper func(calibration.Point) bool) []Observation {
 	unread := unreadShapes(reads, shapes)
+	bs := backs(reads)
+	onCard := func(p calibration.Point) bool { return onPaper(p) || onBack(bs, p) }
 	var out []Observation
-	for _, g := range faceGroups(reads, onPaper, pipsWitness(shapes, counted)) {
+	for _, g := range faceGroups(reads, onCard, pipsWitness(shapes, counted)) {
 		if g.conf < Unreadable && nearShape(g.centre, unread) {
 			continue
 		}
@@ -910,7 +912,7 @@ func (d *Detector) observe(reads []read, shapes []cardShape, counted []shapePips
 		o.Rivals, o.indices, o.otherSuit = g.rivals, len(g.at), g.otherSuit
 		out = append(out, o)
 	}
-	for _, b := range backs(reads) {
+	for _, b := range bs {
 		out = append(out, d.observation(cards.Card{}, b.conf, true, b.centre, b.v))
 	}
 	return append(out, d.unknowns(unread, out)...)
@@ -1200,6 +1202,22 @@ type backHyp struct {
 	centre, v calibration.Point
 	conf      float64
 	corners   []calibration.Point
+}
+
+// onBack reports whether table point p lies on one of the backs bs. A
+// back is card, but the paper mask sees only its white margin, and
+// fills in the printed back it rings only where the ring is whole: a
+// back the picture's edge cuts, or one printed to its edges, leaves its
+// body felt, and with it the body of a card it covers.
+func onBack(bs []*backHyp, p calibration.Point) bool {
+	for _, b := range bs {
+		v := b.v.Unit()
+		d := p.Sub(b.centre)
+		if math.Abs(dot(d, v)) <= cardH/2 && math.Abs(cross(d, v)) <= cardW/2 {
+			return true
+		}
+	}
+	return false
 }
 
 // backCornerApartMM: two readings of a back count as two of its corners
