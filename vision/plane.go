@@ -120,23 +120,41 @@ func FindPlane(img gocv.Mat) (*Plane, error) {
 	}
 	w, h := img.Cols(), img.Rows()
 	p := &Plane{w: w, h: h, nz: normaliser{cx: float64(w) / 2, cy: float64(h) / 2, s: float64(max(w, h)) / 2}, hr: identity3()}
-	pairs := stillCorners(img, p.nz)
+	pairs, wide := stillCorners(img, p.nz)
+	r, n, ok := rightAngles(pairs)
+	if !ok {
+		// A deck whose corners are rounded widely, or drawn with a soft
+		// shadow, shows few corners but where its cards lie whole.
+		if rw, nw, okw := rightAngles(wide); okw {
+			pairs, r, n, ok = wide, rw, nw, true
+		}
+	}
 	p.pairs = pairs
 	p.Fit.Corners = len(pairs)
-	if c, n, ok := fitRightAngles(pairs); ok && n >= minCorners {
-		if r, ok := rectifier(c); ok {
-			f, stretch := refined(r, pairs)
-			switch {
-			case stretch > refineStretch:
-				r, n = f, len(agreeingWith(f, pairs))
-			case stretch > minAltStretch:
-				p.Alt = p.rectifiedBy(f)
-			}
-			p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
+	if ok {
+		f, stretch := refined(r, pairs)
+		switch {
+		case stretch > refineStretch:
+			r, n = f, len(agreeingWith(f, pairs))
+		case stretch > minAltStretch:
+			p.Alt = p.rectifiedBy(f)
 		}
+		p.hr, p.Fit.Perspective, p.Fit.Agreeing = r, true, n
 	}
 	p.setPlane(p.hr, pairs)
 	return p, nil
+}
+
+// rightAngles returns the rectification that makes right angles of the
+// most corners of pairs, and how many: none where fewer than minCorners
+// agree or they fix no plane.
+func rightAngles(pairs []linePair) ([3][3]float64, int, bool) {
+	c, n, ok := fitRightAngles(pairs)
+	if !ok || n < minCorners {
+		return [3][3]float64{}, 0, false
+	}
+	r, ok := rectifier(c)
+	return r, n, ok
 }
 
 // rectifiedBy returns a copy of p rectified by hr instead (setPlane),
@@ -208,10 +226,12 @@ func (n normaliser) in(x, y float64) [2]float64 {
 }
 
 // stillCorners finds the card corners in the outlines of a still's
-// paper (stillPaperLo..Hi): places where two straight edges of an outline meet, convex, at
-// something near a right angle. It returns each corner's two edges as
-// lines, with their ends.
-func stillCorners(img gocv.Mat, nz normaliser) []linePair {
+// paper (stillPaperLo..Hi): places where two straight edges of an
+// outline meet, convex, at something near a right angle. It returns
+// each corner's two edges as lines, with their ends: pairs as
+// polygonCorners finds them, and wide as it finds them where it takes
+// wide roundings for corners too.
+func stillCorners(img gocv.Mat, nz normaliser) (pairs, wide []linePair) {
 	hsv := gocv.NewMat()
 	defer hsv.Close()
 	gocv.CvtColor(img, &hsv, gocv.ColorBGRToHSV)
@@ -223,24 +243,26 @@ func stillCorners(img gocv.Mat, nz normaliser) []linePair {
 	gocv.MorphologyEx(paper, &paper, gocv.MorphOpen, k)
 	contours := gocv.FindContours(paper, gocv.RetrievalExternal, gocv.ChainApproxNone)
 	defer contours.Close()
-	var pairs []linePair
 	for i := range contours.Size() {
 		c := contours.At(i)
 		if gocv.ContourArea(c) < stillMinBlob {
 			continue
 		}
 		poly := gocv.ApproxPolyDP(c, stillPolyTol, true)
-		corners := polygonCorners(c.ToPoints(), poly.ToPoints(), nz)
+		outline, pts := c.ToPoints(), poly.ToPoints()
 		poly.Close()
-		if len(corners) >= 4 { // an outline that may be a card lying whole
+		corners, rounded := polygonCorners(outline, pts, nz, false), polygonCorners(outline, pts, nz, true)
+		if max(len(corners), len(rounded)) >= 4 { // an outline that may be a card lying whole
 			filled := paperShare(paper, c) >= paperFill
-			for j := range corners {
-				corners[j].paper = filled
+			for _, cs := range [2][]linePair{corners, rounded} {
+				for j := range cs {
+					cs[j].paper = len(cs) >= 4 && filled
+				}
 			}
 		}
-		pairs = append(pairs, corners...)
+		pairs, wide = append(pairs, corners...), append(wide, rounded...)
 	}
-	return pairs
+	return pairs, wide
 }
 
 // paperShare is the share of the pixels within outline c that are
@@ -268,10 +290,13 @@ func paperShare(paper gocv.Mat, c gocv.PointVector) float64 {
 
 // polygonCorners finds the corners of one outline's polygon: each long
 // edge and the next long edge after it, when only a short run of
-// polygon (a corner's rounding) lies between them and they turn the
-// polygon's way by about a right angle. Each edge is fitted to the
-// outline's own points along it.
-func polygonCorners(outline, poly []image.Point, nz normaliser) []linePair {
+// polygon lies between them, and they turn the polygon's way by about a
+// right angle. Each edge is fitted to the outline's own points along
+// it. With wide, a run that rounds a corner (roundedCorner) may lie
+// between them too, and a piece of a rounding as long as an edge is
+// passed over. Wide roundings show a widely rounded deck's corners, but
+// also corners whose edges are too short to fit well.
+func polygonCorners(outline, poly []image.Point, nz normaliser, wide bool) []linePair {
 	n := len(poly)
 	if n < 3 {
 		return nil
@@ -302,6 +327,32 @@ func polygonCorners(outline, poly []image.Point, nz normaliser) []linePair {
 		e := [2][2]float64{nz.in(float64(a.X), float64(a.Y)), nz.in(float64(b.X), float64(b.Y))}
 		long = append(long, edge{i: i, line: line, dir: [2]float64{float64(b.X-a.X) / l, float64(b.Y-a.Y) / l}, len: l, ends: e})
 	}
+	// turn is the angle from a's direction to b's, in degrees, and
+	// whether it turns the polygon's way.
+	turn := func(a, b edge) (float64, bool) {
+		dot := a.dir[0]*b.dir[0] + a.dir[1]*b.dir[1]
+		cross := a.dir[0]*b.dir[1] - a.dir[1]*b.dir[0]
+		return math.Acos(math.Max(-1, math.Min(1, dot))) * 180 / math.Pi, cross*area > 0
+	}
+	// A corner rounded widely can leave a piece of its rounding as long
+	// as an edge: one shorter than half the edges either side, which
+	// turn about a right angle the polygon's way, and turning part of
+	// that from each. The edges either side are paired across it.
+	if wide && len(long) > 3 {
+		var edges []edge
+		for j, b := range long {
+			a, c := long[(j+len(long)-1)%len(long)], long[(j+1)%len(long)]
+			ab, abOut := turn(a, b)
+			bc, bcOut := turn(b, c)
+			ac, acOut := turn(a, c)
+			rounding := b.len < 0.5*math.Min(a.len, c.len) && abOut && bcOut && acOut &&
+				math.Abs(ac-90) <= stillMaxTurn && math.Abs(ab+bc-ac) < 5
+			if !rounding {
+				edges = append(edges, b)
+			}
+		}
+		long = edges
+	}
 	var pairs []linePair
 	for j := range long {
 		a, b := long[j], long[(j+1)%len(long)]
@@ -313,19 +364,40 @@ func polygonCorners(outline, poly []image.Point, nz normaliser) []linePair {
 			q, r := poly[k], poly[(k+1)%n]
 			gap += math.Hypot(float64(r.X-q.X), float64(r.Y-q.Y))
 		}
-		if gap > 0.3*math.Min(a.len, b.len) {
+		if gap > 0.3*math.Min(a.len, b.len) && !(wide && roundedCorner(poly[(a.i+1)%n], a.dir, poly[b.i], b.dir, gap, math.Min(a.len, b.len))) {
 			continue
 		}
-		cross := a.dir[0]*b.dir[1] - a.dir[1]*b.dir[0]
-		dot := a.dir[0]*b.dir[0] + a.dir[1]*b.dir[1]
-		turn := math.Acos(math.Max(-1, math.Min(1, dot))) * 180 / math.Pi
-		if cross*area <= 0 || math.Abs(turn-90) > stillMaxTurn {
+		if deg, out := turn(a, b); !out || math.Abs(deg-90) > stillMaxTurn {
 			continue // a concave corner (where two cards meet), or no right angle
 		}
 		cut := alongPicture(poly[a.i], poly[(a.i+1)%n], nz) || alongPicture(poly[b.i], poly[(b.i+1)%n], nz)
 		pairs = append(pairs, linePair{l: a.line, m: b.line, le: a.ends, me: b.ends, cut: cut})
 	}
 	return pairs
+}
+
+// roundedCorner reports whether the polygon between an edge that ends
+// at p, running along u, and the next that starts at q, running along v
+// (gap long; the shorter of the two edges shorter long), is a card's
+// rounded corner: the two edges' lines cross past both ends, each edge
+// stopping short of the crossing by no more than the shorter edge's
+// length and by at least 0.3 of the other's shortfall (the polygon puts
+// its vertices anywhere along the rounding), and the rounding runs no
+// longer than 1.3 quarter circles that meet the edges there. A card
+// whose corners are rounded widely, or drawn with a soft shadow, rounds
+// off more than the 0.3 of a short edge that polygonCorners allows
+// otherwise, where a fan of cards shows a few millimetres of each.
+func roundedCorner(p image.Point, u [2]float64, q image.Point, v [2]float64, gap, shorter float64) bool {
+	den := u[0]*v[1] - u[1]*v[0]
+	if math.Abs(den) < 0.5 { // some 30° off a right angle, or more
+		return false
+	}
+	// p + s·u = q − t·v: s and t are how far short each edge stops.
+	dx, dy := float64(q.X-p.X), float64(q.Y-p.Y)
+	s := (dx*v[1] - dy*v[0]) / den
+	t := (u[0]*dy - u[1]*dx) / den
+	r := math.Max(s, t)
+	return s > 0 && t > 0 && math.Min(s, t) >= 0.3*r && r <= shorter && gap <= 1.3*math.Pi/2*r
 }
 
 // alongPicture reports whether the polygon edge from a to b runs along

@@ -1,9 +1,13 @@
 package vision
 
 import (
+	"image"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gocv.io/x/gocv"
 )
 
 // TestRightAnglesRectify: corners (two perpendicular lines each) drawn on
@@ -329,5 +333,51 @@ func TestRefinePlaneDiagonals(t *testing.T) {
 	}
 	if got := off(refinedPlane(t, pairs, diags...)); got > 0.02 {
 		t.Errorf("with diagonals the cards are %.1f%% off a card's proportions, want 2%% at most", 100*got)
+	}
+}
+
+// TestStillCornersRounded draws a hand of three cards fanned on felt,
+// straight down at 2.3 px/mm, with corners rounded from 3 to 6 mm: a
+// card's corners rounded widely leave a fan's cards showing short
+// straight edges beside long roundings. Taking wide roundings for
+// corners, stillCorners must find as many as where the cards are
+// rounded 3 mm (taking only short ones, it found four of the eight a
+// 3 mm hand shows, and two of a 6 mm hand's).
+func TestStillCornersRounded(t *testing.T) {
+	const px = 2.3
+	count := func(radius float64) int {
+		img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(40, 110, 30, 0), 700, 900, gocv.MatTypeCV8UC3)
+		defer img.Close()
+		turn := 20 * math.Pi / 180
+		for i := range 3 {
+			x, y := 120+22*float64(i), 90+26*float64(i)
+			var pts []image.Point
+			for j, c := range [4][2]float64{{cardW - radius, radius}, {cardW - radius, cardH - radius}, {radius, cardH - radius}, {radius, radius}} {
+				for a := -90 + 90*j; a <= 90*j; a += 5 {
+					u := float64(a) * math.Pi / 180
+					cx, cy := c[0]+radius*math.Cos(u), c[1]+radius*math.Sin(u)
+					gx := x + cx*math.Cos(turn) - cy*math.Sin(turn)
+					gy := y + cx*math.Sin(turn) + cy*math.Cos(turn)
+					pts = append(pts, image.Pt(int(math.Round(gx*px)), int(math.Round(gy*px))))
+				}
+			}
+			pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+			gocv.FillPoly(&img, pv, color.RGBA{250, 250, 250, 0})
+			gocv.Polylines(&img, pv, true, color.RGBA{120, 120, 120, 0}, 1)
+			pv.Close()
+		}
+		gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
+		nz := normaliser{cx: 450, cy: 350, s: 450}
+		_, wide := stillCorners(img, nz)
+		return len(wide)
+	}
+	want := count(3)
+	if want < 6 {
+		t.Fatalf("%d corners of a hand rounded 3 mm, want 6 or more", want)
+	}
+	for _, r := range []float64{4.5, 6} {
+		if got := count(r); got < want {
+			t.Errorf("%d corners of a hand rounded %.1f mm, want %d as rounded 3 mm", got, r, want)
+		}
 	}
 }

@@ -358,6 +358,20 @@ func TestStillBackCutByEdge(t *testing.T) {
 	}
 }
 
+// TestStillWideCorners reads a still whose corners, taken where their
+// roundings are short, fix no plane: proc:3 seed 5000 (1.81 px/mm, 21°
+// oblique, four hands of two cards). Sixteen corners were found, nine
+// agreeing on right angles that make no plane, and the still was read
+// as the picture's plane, one hand's 5♦ and Q♠ unread. Taken with
+// their wide roundings too (FindPlane), 22 of 24 agree. Every face-up
+// card must be found and read right.
+func TestStillWideCorners(t *testing.T) {
+	sc := readRendered(t, openStillReader(t), openSuits(t), "proc:3", 5000)
+	if sc.found != sc.faceUp || sc.right != sc.faceUp || sc.confidentWrong != 0 {
+		t.Errorf("%d face-up cards, %d found, %d read right, %d confident wrong; want all found and right, none wrong", sc.faceUp, sc.found, sc.right, sc.confidentWrong)
+	}
+}
+
 // TestStillSmallIndexPip reads stills whose clubs' index pips, some 4–9
 // pixels across, the fast model took surely for spades: a 2♣ read as 2♠
 // at 0.95 (proc:4 seed 5001, 1.70 px/mm, its far corner so too) and at
