@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
@@ -119,6 +120,19 @@ const TightSuffix = "t"
 // the deck of the same name without it.
 const LeafSuffix = "l"
 
+// FrameSuffix, after a procedural deck's seed and its other suffixes
+// ("proc:7f", "proc:7tf"), draws the deck's cards with a dark frame
+// frameMM wide along their edges (cardface.Style.Frame), as some decks
+// print them and none drawn for training does: it is otherwise the deck
+// of the same name without it.
+const FrameSuffix = "f"
+
+// frameMM is how wide a FrameSuffix deck's frame is, and frameInk its
+// colour.
+const frameMM = 1.2
+
+var frameInk = color.NRGBA{25, 25, 30, 255}
+
 // leafClubPoint is how far a LeafSuffix deck's club lobes run out to a
 // point, in lobe radii.
 const leafClubPoint = 0.6
@@ -129,7 +143,7 @@ const tightInsetMM = 1.0
 
 // procVariant is how a procedural deck's name changes the design its
 // seed draws.
-type procVariant struct{ upright, tight, leaf, training bool }
+type procVariant struct{ upright, tight, leaf, frame, training bool }
 
 // proceduralSeed returns the seed of a procedural deck's name, and how
 // its suffixes change the design.
@@ -141,6 +155,7 @@ func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 		}
 		v.training = true
 	}
+	s, v.frame = strings.CutSuffix(s, FrameSuffix)
 	s, v.leaf = strings.CutSuffix(s, LeafSuffix)
 	s, v.tight = strings.CutSuffix(s, TightSuffix)
 	s, v.upright = strings.CutSuffix(s, UprightSuffix)
@@ -152,7 +167,7 @@ func proceduralSeed(name string) (seed uint64, v procVariant, ok bool) {
 func ProceduralStyle(name string) (cardface.Style, error) {
 	seed, v, ok := proceduralSeed(name)
 	if !ok {
-		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed> or %s<seed>, then any of %s, %s, %s in that order)", name, ProceduralPrefix, TrainingPrefix, UprightSuffix, TightSuffix, LeafSuffix)
+		return cardface.Style{}, fmt.Errorf("cardart: %q is not a procedural deck (want %s<seed> or %s<seed>, then any of %s, %s, %s, %s in that order)", name, ProceduralPrefix, TrainingPrefix, UprightSuffix, TightSuffix, LeafSuffix, FrameSuffix)
 	}
 	fonts, salt := heldOutFonts, uint64(procSeedSalt)
 	if v.training {
@@ -174,6 +189,11 @@ func ProceduralStyle(name string) (cardface.Style, error) {
 	}
 	if v.leaf {
 		st.PointClubs(leafClubPoint)
+	}
+	if v.frame {
+		if err := st.Frame(frameMM, frameInk); err != nil {
+			return cardface.Style{}, fmt.Errorf("cardart: %s: %w", name, err)
+		}
 	}
 	return st, nil
 }

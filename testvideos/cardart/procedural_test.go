@@ -1,6 +1,7 @@
 package cardart
 
 import (
+	"fmt"
 	"image"
 	"path/filepath"
 	"testing"
@@ -118,7 +119,30 @@ func TestProceduralDeck(t *testing.T) {
 	if leaf, err := ProceduralStyle("proc:3" + UprightSuffix + TightSuffix + LeafSuffix); err != nil || !leaf.UprightSecond || leaf.Extent != tight.Extent {
 		t.Errorf("proc:3utl: upright %v, extent %+v (proc:3t %+v), err %v; want proc:3ut with pointed clubs", leaf.UprightSecond, leaf.Extent, tight.Extent, err)
 	}
-	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu", "proc:t", "proc:3tu", "proc:3tt", "proc:l", "proc:3lt", "proc:3ll"} {
+	// proc:3f is proc:3 framed: its middle the same, its edge dark.
+	for _, c := range []string{"7S", "KH"} {
+		plain, framed := face("proc:3", c), face("proc:3"+FrameSuffix, c)
+		a, b := centre(plain), centre(framed)
+		if gocv.NormWithMats(a, b, gocv.NormL1) != 0 {
+			t.Errorf("proc:3 and proc:3f %s differ in the card's middle; want the same body", c)
+		}
+		a.Close()
+		b.Close()
+		edge := func(m gocv.Mat) float64 { // the mean of the middle of the left edge, 1 px in
+			r := m.Region(image.Rect(1, m.Rows()/3, 2, 2*m.Rows()/3))
+			defer r.Close()
+			return r.Mean().Val1
+		}
+		if p, f := edge(plain), edge(framed); f > p/2 {
+			t.Errorf("proc:3f %s: its left edge %.0f against proc:3's %.0f; want a dark frame", c, f, p)
+		}
+	}
+	for i := 1; i <= 36; i++ {
+		if _, err := ProceduralStyle(fmt.Sprintf("proc:%d%s", i, FrameSuffix)); err != nil {
+			t.Errorf("proc:%d framed: %v", i, err)
+		}
+	}
+	for _, bad := range []string{"proc:", "proc:x", "proc:-1", "proc:u", "proc:3uu", "proc:t", "proc:3tu", "proc:3tt", "proc:l", "proc:3lt", "proc:3ll", "proc:f", "proc:3ff", "proc:3fl", "proc:3fu"} {
 		if _, err := a.Face(bad, cards.MustParse("AS")); err == nil {
 			t.Errorf("Face(%q) = nil error, want an unknown deck", bad)
 		}

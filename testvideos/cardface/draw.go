@@ -80,8 +80,11 @@ func (cv *canvas) paper(st Style) {
 	line := image.NewAlpha(b)
 	z.Reset(b.Dx(), b.Dy())
 	roundedRect(z, card, st.radius, cv.sx, cv.sy, false)
-	const t = 0.3 // mm
-	roundedRect(z, box{t, t, cardW - t, cardH - t}, st.radius-t, cv.sx, cv.sy, true)
+	t := 0.3 // mm
+	if st.edgeW > 0 {
+		t = st.edgeW
+	}
+	roundedRect(z, box{t, t, cardW - t, cardH - t}, max(st.radius-t, 0.1), cv.sx, cv.sy, true)
 	z.Draw(line, b, image.Opaque, image.Point{})
 	cv.blend(line, b.Min, st.edge, false)
 }

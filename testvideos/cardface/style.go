@@ -63,6 +63,7 @@ type Style struct {
 	ink       [4]color.NRGBA // by cards.Suits order
 	paper     color.NRGBA
 	edge      color.NRGBA // outline drawn around the card; alpha 0 for none
+	edgeW     float64     // the outline's width, mm; 0 for the usual 0.3
 	radius    float64     // corner radius, mm
 	body      box         // where the pips and court art go
 	bodyPipH  float64     // number cards' pip height, mm
@@ -226,6 +227,34 @@ func (st *Style) Inset(x, y float64) error {
 	st.Extent.X, st.Extent.Y = ext.X, ext.Y
 	return nil
 }
+
+// Frame draws the design's cards with a frame of colour c, width mm wide,
+// along their edges, as some decks print them and NewStyle never draws
+// (its outline, where it draws one, is a 0.3 mm grey line). An index
+// nearer the edges than frameClearMM inside the frame is moved in that
+// far (Inset).
+func (st *Style) Frame(width float64, c color.NRGBA) error {
+	nearX, nearY := math.Inf(1), math.Inf(1)
+	for _, rk := range ranks {
+		rb, pb, err := st.indexBoxes(rk)
+		if err != nil {
+			return err
+		}
+		nearX = math.Min(nearX, math.Min(rb.x0, pb.x0))
+		nearY = math.Min(nearY, math.Min(rb.y0, pb.y0))
+	}
+	if need := width + frameClearMM; nearX < need || nearY < need {
+		if err := st.Inset(math.Max(nearX, need), math.Max(nearY, need)); err != nil {
+			return err
+		}
+	}
+	st.edge, st.edgeW = c, width
+	return nil
+}
+
+// frameClearMM is the least paper Frame leaves between its frame and
+// the index's ink.
+const frameClearMM = 0.3
 
 // PointClubs draws the design's clubs, in the indices and on the face,
 // with lobes that run out to a point, leaf-shaped, as some decks print
