@@ -372,6 +372,32 @@ func TestStillWideCorners(t *testing.T) {
 	}
 }
 
+// TestStillFramed reads stills of decks printed with a dark frame along
+// their cards' edges (cardart.FrameSuffix), whose paper's outline runs
+// along the frame's inside, each corner found 1.2 mm or more inside the
+// card's own, where the crops cut from it may read none. proc:1f seed
+// 5002 (1.45 px/mm, 20° oblique) read its 2♣ as 2♠ at 0.70; proc:4f
+// 5002 lost its 2♣ and the Q♦ in the middle of the dealer's row, and
+// was read at 1.38 px/mm. Every card must be found (but proc:4f's Q♦,
+// still lost), proc:1f's read right, none confidently wrong.
+func TestStillFramed(t *testing.T) {
+	reader, suits := openStillReader(t), openSuits(t)
+	for _, tc := range []struct {
+		deck string
+		lost int
+	}{{"proc:1f", 0}, {"proc:4f", 1}} {
+		t.Run(tc.deck, func(t *testing.T) {
+			sc := readRendered(t, reader, suits, tc.deck, 5002)
+			if sc.found < sc.faceUp-tc.lost || sc.confidentWrong != 0 {
+				t.Errorf("%d face-up cards, %d found, %d confident wrong; want all but %d found, none wrong", sc.faceUp, sc.found, sc.confidentWrong, tc.lost)
+			}
+			if tc.lost == 0 && sc.right != sc.faceUp {
+				t.Errorf("%d of %d read right, want all", sc.right, sc.faceUp)
+			}
+		})
+	}
+}
+
 // TestStillSmallIndexPip reads stills whose clubs' index pips, some 4–9
 // pixels across, the fast model took surely for spades: a 2♣ read as 2♠
 // at 0.95 (proc:4 seed 5001, 1.70 px/mm, its far corner so too) and at

@@ -521,14 +521,26 @@ func polygonOutlineCorners(pts []image.Point, grey *greyPicture, r float64, seal
 
 // placeCorners places corners found in the zone's picture on the table,
 // leaving out those along the zone's border or the picture's edge and
-// those with no crop frame in the image. For each corner kept it returns
+// those with no crop frame in the image, and moving out to the card's
+// own corner those the paper shows inside a frame (frameWidth; where the
+// cloth's colour is known). For each corner kept it returns
 // its place on the table, where its crop is cut in the image, and the
 // corner in the zone's picture.
 func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames []classify.Frame, near []corner) {
 	r := d.opts.PxPerMM
+	paper, paperOK := newGreyPicture(d.grid.paper, z.roi)
+	cloth, clothOK := newGreyPicture(d.grid.cloth, z.roi)
+	framed := paperOK && clothOK && d.felt.known
 	for _, c := range corners {
 		if alongBorder(c, z.mask.Cols(), z.mask.Rows(), r) {
 			continue
+		}
+		// A card printed with a dark frame along its edges shows its
+		// paper's corner inside its own, by the frame's width.
+		if framed {
+			if w := frameWidth(paper, cloth, c, r); w > 0 {
+				c.P = c.P.Sub(c.U.Add(c.V).Scale(w * r))
+			}
 		}
 		tc := corner{
 			P: pt(z.x0+c.P.X/r, z.y0+c.P.Y/r),
@@ -546,6 +558,60 @@ func (d *Detector) placeCorners(z *zone, corners []corner) (at []corner, frames 
 	}
 	return at, frames, near
 }
+
+// frameWidth is the width, in mm, of the dark frame that runs along both
+// edges of corner c outside the paper, as some decks print one; 0 where
+// none does. Paper and cloth are the zone's pictures of the paper and
+// the cloth (r pixels a mm). Outward from each edge, at three points 4 to
+// 8 mm from the corner, past the paper that blurs over the outline (up
+// to frameMaxMM), the frame is what lies before the cloth or another
+// card's paper: neither, some frameMinMM to frameMaxMM wide at all six.
+// A card's drawn edge line, the picture's blur at the paper's edge, and
+// a shadow on the cloth (which keeps its hue) are narrower or are cloth.
+func frameWidth(paper, cloth greyPicture, c corner, r float64) float64 {
+	const step = 0.25 // mm
+	var sum float64
+	for _, e := range [2][2]calibration.Point{{c.U, c.V.Scale(-1)}, {c.V, c.U.Scale(-1)}} {
+		for _, s := range [3]float64{4, 6, 8} {
+			base := c.P.Add(e[0].Scale(s * r))
+			from, w := -1.0, 0.0
+			for t := 0.0; ; t += step {
+				if t > 2*frameMaxMM {
+					return 0
+				}
+				q := base.Add(e[1].Scale(t * r))
+				pv, ok := paper.pixel(q)
+				cv, ok2 := cloth.pixel(q)
+				if !ok || !ok2 {
+					return 0
+				}
+				if from < 0 {
+					if pv == 0 && cv == 0 {
+						from = t
+					} else if cv != 0 || t >= frameMaxMM {
+						return 0
+					}
+					continue
+				}
+				if pv != 0 || cv != 0 {
+					w = t - from
+					break
+				}
+			}
+			if w < frameMinMM || w > frameMaxMM {
+				return 0
+			}
+			sum += w
+		}
+	}
+	return sum / 6
+}
+
+// The widths frameWidth takes for a frame printed along a card's edges.
+const (
+	frameMinMM = 0.6
+	frameMaxMM = 2.5
+)
 
 // cutCrops cuts a crop from the full frame at each corner worth reading
 // (at on the table, frames in the image, near in the zone's picture) and
