@@ -120,11 +120,12 @@ func FindPlane(img gocv.Mat) (*Plane, error) {
 	}
 	w, h := img.Cols(), img.Rows()
 	p := &Plane{w: w, h: h, nz: normaliser{cx: float64(w) / 2, cy: float64(h) / 2, s: float64(max(w, h)) / 2}, hr: identity3()}
-	pairs, wide := stillCorners(img, p.nz)
+	pairs := stillCorners(img, p.nz, false)
 	r, n, ok := rightAngles(pairs)
 	if !ok {
 		// A deck whose corners are rounded widely, or drawn with a soft
 		// shadow, shows few corners but where its cards lie whole.
+		wide := stillCorners(img, p.nz, true)
 		if rw, nw, okw := rightAngles(wide); okw {
 			pairs, r, n, ok = wide, rw, nw, true
 		}
@@ -227,11 +228,10 @@ func (n normaliser) in(x, y float64) [2]float64 {
 
 // stillCorners finds the card corners in the outlines of a still's
 // paper (stillPaperLo..Hi): places where two straight edges of an
-// outline meet, convex, at something near a right angle. It returns
-// each corner's two edges as lines, with their ends: pairs as
-// polygonCorners finds them, and wide as it finds them where it takes
-// wide roundings for corners too.
-func stillCorners(img gocv.Mat, nz normaliser) (pairs, wide []linePair) {
+// outline meet, convex, at something near a right angle, with wide
+// roundings between them too where wide is set (polygonCorners). It
+// returns each corner's two edges as lines, with their ends.
+func stillCorners(img gocv.Mat, nz normaliser, wide bool) []linePair {
 	hsv := gocv.NewMat()
 	defer hsv.Close()
 	gocv.CvtColor(img, &hsv, gocv.ColorBGRToHSV)
@@ -243,26 +243,24 @@ func stillCorners(img gocv.Mat, nz normaliser) (pairs, wide []linePair) {
 	gocv.MorphologyEx(paper, &paper, gocv.MorphOpen, k)
 	contours := gocv.FindContours(paper, gocv.RetrievalExternal, gocv.ChainApproxNone)
 	defer contours.Close()
+	var pairs []linePair
 	for i := range contours.Size() {
 		c := contours.At(i)
 		if gocv.ContourArea(c) < stillMinBlob {
 			continue
 		}
 		poly := gocv.ApproxPolyDP(c, stillPolyTol, true)
-		outline, pts := c.ToPoints(), poly.ToPoints()
+		corners := polygonCorners(c.ToPoints(), poly.ToPoints(), nz, wide)
 		poly.Close()
-		corners, rounded := polygonCorners(outline, pts, nz, false), polygonCorners(outline, pts, nz, true)
-		if max(len(corners), len(rounded)) >= 4 { // an outline that may be a card lying whole
+		if len(corners) >= 4 { // an outline that may be a card lying whole
 			filled := paperShare(paper, c) >= paperFill
-			for _, cs := range [2][]linePair{corners, rounded} {
-				for j := range cs {
-					cs[j].paper = len(cs) >= 4 && filled
-				}
+			for j := range corners {
+				corners[j].paper = filled
 			}
 		}
-		pairs, wide = append(pairs, corners...), append(wide, rounded...)
+		pairs = append(pairs, corners...)
 	}
-	return pairs, wide
+	return pairs
 }
 
 // paperShare is the share of the pixels within outline c that are

@@ -368,8 +368,7 @@ func TestStillCornersRounded(t *testing.T) {
 		}
 		gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
 		nz := normaliser{cx: 450, cy: 350, s: 450}
-		_, wide := stillCorners(img, nz)
-		return len(wide)
+		return len(stillCorners(img, nz, true))
 	}
 	want := count(3)
 	if want < 6 {
