@@ -1277,9 +1277,7 @@ type backHyp struct {
 // body felt, and with it the body of a card it covers.
 func onBack(bs []*backHyp, p calibration.Point) bool {
 	for _, b := range bs {
-		v := b.v.Unit()
-		d := p.Sub(b.centre)
-		if math.Abs(dot(d, v)) <= cardH/2 && math.Abs(cross(d, v)) <= cardW/2 {
+		if across, along := (cardShape{b.centre, b.v}).local(p); math.Abs(across) <= cardW/2 && math.Abs(along) <= cardH/2 {
 			return true
 		}
 	}
