@@ -206,17 +206,12 @@ func (st *Style) drawIndex(r *rand.Rand) error {
 // index's column and cap line), as some decks print theirs. The card's
 // body stays where it was.
 func (st *Style) Inset(x, y float64) error {
-	near := box{x0: math.Inf(1), y0: math.Inf(1)}
-	for _, rk := range ranks {
-		rb, pb, err := st.indexBoxes(rk)
-		if err != nil {
-			return err
-		}
-		near.x0 = math.Min(near.x0, math.Min(rb.x0, pb.x0))
-		near.y0 = math.Min(near.y0, math.Min(rb.y0, pb.y0))
+	nearX, nearY, err := st.indexNear()
+	if err != nil {
+		return err
 	}
-	st.axis += x - near.x0
-	st.top += y - near.y0
+	st.axis += x - nearX
+	st.top += y - nearY
 	ext, err := st.extent()
 	if err != nil {
 		return err
@@ -234,14 +229,9 @@ func (st *Style) Inset(x, y float64) error {
 // nearer the edges than frameClearMM inside the frame is moved in that
 // far (Inset).
 func (st *Style) Frame(width float64, c color.NRGBA) error {
-	nearX, nearY := math.Inf(1), math.Inf(1)
-	for _, rk := range ranks {
-		rb, pb, err := st.indexBoxes(rk)
-		if err != nil {
-			return err
-		}
-		nearX = math.Min(nearX, math.Min(rb.x0, pb.x0))
-		nearY = math.Min(nearY, math.Min(rb.y0, pb.y0))
+	nearX, nearY, err := st.indexNear()
+	if err != nil {
+		return err
 	}
 	if need := width + frameClearMM; nearX < need || nearY < need {
 		if err := st.Inset(math.Max(nearX, need), math.Max(nearY, need)); err != nil {
@@ -250,6 +240,21 @@ func (st *Style) Frame(width float64, c color.NRGBA) error {
 	}
 	st.edge, st.edgeW = c, width
 	return nil
+}
+
+// indexNear is how near the index's ink comes, over every rank, to the
+// card's long edge (x) and short edge (y), in mm.
+func (st *Style) indexNear() (x, y float64, err error) {
+	x, y = math.Inf(1), math.Inf(1)
+	for _, rk := range ranks {
+		rb, pb, err := st.indexBoxes(rk)
+		if err != nil {
+			return 0, 0, err
+		}
+		x = math.Min(x, math.Min(rb.x0, pb.x0))
+		y = math.Min(y, math.Min(rb.y0, pb.y0))
+	}
+	return x, y, nil
 }
 
 // frameClearMM is the least paper Frame leaves between its frame and
